@@ -1,0 +1,252 @@
+"""The board: a plain, immutable grid of cell states, and its text format.
+
+Everything else in autoplay either produces a :class:`Board` (the text parser, the simulator,
+the screen reader) or consumes one (the deducer, the player), so it knows nothing of pixels,
+solvers or games.
+
+The text format, one row per line::
+
+    mines: 10        optional first line: the total number of mines
+    0-8              an opened cell showing its count
+    .  _  ?          an unopened cell
+    F                a flag (taken as a mine)
+    *                a known mine
+    X                an exploded mine (the one that ended a lost game)
+    W                a wrongly placed flag (shown by some games after a loss: not a mine)
+
+Blank lines and spaces are ignored, so ``. . 1`` and ``..1`` are the same row.
+
+>>> board = Board.parse('''
+... mines: 2
+... 1?
+... ?F
+... ''')
+>>> board.width, board.height, board.mines
+(2, 2, 2)
+>>> board[Cell(1, 1)] == FLAG
+True
+>>> print(board)
+mines: 2
+1.
+.F
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
+
+from autoplay.errors import BoardFormatError, ImpossibleCount
+
+UNKNOWN = -1
+"""An unopened cell with nothing known about it."""
+FLAG = -2
+"""A flagged cell: taken as a mine, though a player's flag can be wrong."""
+MINE = -3
+"""A cell known to hold a mine (shown by the game, or given in a puzzle)."""
+EXPLODED = -4
+"""The mine that was clicked and ended the game."""
+WRONG_FLAG = -5
+"""A flag the game shows as wrong after a loss: the cell holds no mine."""
+
+_CHAR_OF_STATE = {UNKNOWN: ".", FLAG: "F", MINE: "*", EXPLODED: "X", WRONG_FLAG: "W"}
+_STATE_OF_CHAR = {".": UNKNOWN, "_": UNKNOWN, "?": UNKNOWN, "F": FLAG, "*": MINE,
+                  "X": EXPLODED, "W": WRONG_FLAG}
+_STATE_OF_CHAR.update({str(n): n for n in range(10)})
+_MINES_LINE = re.compile(r"mines\s*[:=]\s*(\S*)\s*$", re.IGNORECASE)
+
+
+class Cell(NamedTuple):
+    """A cell's position, zero-based, row first (as a text board is read)."""
+
+    row: int
+    col: int
+
+
+@lru_cache(maxsize=64)
+def neighbour_table(width: int, height: int) -> tuple[tuple[int, ...], ...]:
+    """For each flat index of a ``width`` x ``height`` grid, the flat indices of its neighbours.
+
+    Cached per shape: the deducer and the simulator look neighbours up millions of times.
+    """
+    table = []
+    for row in range(height):
+        for col in range(width):
+            table.append(tuple(
+                r * width + c
+                for r in range(max(row - 1, 0), min(row + 2, height))
+                for c in range(max(col - 1, 0), min(col + 2, width))
+                if (r, c) != (row, col)
+            ))
+    return tuple(table)
+
+
+def is_count(state: int) -> bool:
+    """True for an opened cell showing a count (0-8)."""
+    return state >= 0
+
+
+def is_mine_like(state: int) -> bool:
+    """True for the states the deducer takes as a mine: flags, known and exploded mines."""
+    return state in (FLAG, MINE, EXPLODED)
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """A Minesweeper position: a grid of cell states and, when known, the total mine count.
+
+    ``states`` is row-major; each state is a count 0-8 or one of the constants
+    :data:`UNKNOWN`, :data:`FLAG`, :data:`MINE`, :data:`EXPLODED`, :data:`WRONG_FLAG`.
+    ``mines`` counts every mine of the board, flagged or not.
+    """
+
+    width: int
+    height: int
+    states: tuple[int, ...]
+    mines: int | None = None
+    _neighbours: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.width < 1 or self.height < 1:
+            raise BoardFormatError(f"a board needs at least one row and one column, "
+                                   f"got {self.width}x{self.height}")
+        if len(self.states) != self.width * self.height:
+            raise BoardFormatError(f"{self.width}x{self.height} board needs "
+                                   f"{self.width * self.height} states, got {len(self.states)}")
+        if self.mines is not None and self.mines < 0:
+            raise BoardFormatError(f"the mine count cannot be negative, got {self.mines}")
+        object.__setattr__(self, "_neighbours", neighbour_table(self.width, self.height))
+
+    @classmethod
+    def empty(cls, width: int, height: int, mines: int | None = None) -> Board:
+        """A board with every cell unopened, as at the start of a game."""
+        return cls(width, height, (UNKNOWN,) * (width * height), mines)
+
+    @classmethod
+    def parse(cls, text: str, *, mines: int | None = None) -> Board:
+        """Parse the text format (see the module docstring).
+
+        ``mines``, when given, overrides a ``mines: N`` line.
+
+        :raises BoardFormatError: naming the line and column of the first fault; a count
+            larger than its cell's neighbourhood raises :class:`ImpossibleCount`, which is
+            also an :class:`InconsistentBoard`.
+
+        >>> Board.parse("2?")
+        Board.parse('2.')
+        >>> Board.parse("1.\\n.")
+        Traceback (most recent call last):
+        ...
+        autoplay.errors.BoardFormatError: line 2: row has 1 cell, expected 2 (as in line 1): '.'
+        """
+        rows: list[list[int]] = []
+        first_line: int | None = None
+        header_mines: int | None = None
+        positions: list[tuple[int, list[int]]] = []  # (line number, column of each cell)
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            header = _MINES_LINE.match(line.strip())
+            if header:
+                if rows or header_mines is not None:
+                    raise BoardFormatError(f"line {number}: 'mines:' must be the first line")
+                if not header.group(1).isdigit():
+                    raise BoardFormatError(f"line {number}: the mine count must be a whole "
+                                           f"number: {line.strip()!r}")
+                header_mines = int(header.group(1))
+                continue
+            row: list[int] = []
+            columns: list[int] = []
+            for column, char in enumerate(line, start=1):
+                if char.isspace():
+                    continue
+                state = _STATE_OF_CHAR.get(char)
+                if state is None:
+                    raise BoardFormatError(f"line {number}, column {column}: unknown cell "
+                                           f"character {char!r} in {line.strip()!r}")
+                row.append(state)
+                columns.append(column)
+            if rows and len(row) != len(rows[0]):
+                plural = "" if len(row) == 1 else "s"
+                raise BoardFormatError(
+                    f"line {number}: row has {len(row)} cell{plural}, expected {len(rows[0])} "
+                    f"(as in line {first_line}): {line.strip()!r}")
+            if not rows:
+                first_line = number
+            rows.append(row)
+            positions.append((number, columns))
+        if not rows:
+            raise BoardFormatError("empty board: no rows")
+        states = tuple(state for row in rows for state in row)
+        board = cls(len(rows[0]), len(rows), states, header_mines if mines is None else mines)
+        for r, (row, (number, columns)) in enumerate(zip(rows, positions)):
+            for c, state in enumerate(row):
+                room = len(board.neighbour_indices(r * board.width + c))
+                if state > room:
+                    raise ImpossibleCount(
+                        f"line {number}, column {columns[c]}: count {state} is larger than the "
+                        f"cell's {room} neighbours, so no mine layout fits", board)
+        return board
+
+    def __str__(self) -> str:
+        lines = [] if self.mines is None else [f"mines: {self.mines}"]
+        for r in range(self.height):
+            row = self.states[r * self.width:(r + 1) * self.width]
+            lines.append("".join(state_char(state) for state in row))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"Board.parse({str(self)!r})"
+
+    def __getitem__(self, cell: Cell) -> int:
+        return self.states[self.index(cell)]
+
+    def index(self, cell: Cell) -> int:
+        """The flat, row-major index of ``cell``."""
+        row, col = cell
+        if not (0 <= row < self.height and 0 <= col < self.width):
+            raise IndexError(f"{cell} is outside the {self.width}x{self.height} board")
+        return row * self.width + col
+
+    def cell(self, index: int) -> Cell:
+        """The cell at a flat, row-major index."""
+        return Cell(*divmod(index, self.width))
+
+    def cells(self) -> Iterator[Cell]:
+        """Every cell, row by row."""
+        return (Cell(r, c) for r in range(self.height) for c in range(self.width))
+
+    def neighbours(self, cell: Cell) -> list[Cell]:
+        """The up to eight cells around ``cell``."""
+        return [self.cell(i) for i in self._neighbours[self.index(cell)]]
+
+    def neighbour_indices(self, index: int) -> tuple[int, ...]:
+        """The flat indices of the neighbours of the cell at flat ``index``."""
+        return self._neighbours[index]
+
+    def unknown_cells(self) -> list[Cell]:
+        """The unopened cells that are neither flagged nor known to be mines or safe."""
+        return [self.cell(i) for i, s in enumerate(self.states) if s == UNKNOWN]
+
+    def flags(self) -> list[Cell]:
+        """The flagged cells."""
+        return [self.cell(i) for i, s in enumerate(self.states) if s == FLAG]
+
+    def with_states(self, changes: Mapping[Cell, int]) -> Board:
+        """A copy with the given cells set to new states."""
+        states = list(self.states)
+        for cell, state in changes.items():
+            states[self.index(cell)] = state
+        return Board(self.width, self.height, tuple(states), self.mines)
+
+    def with_mines(self, mines: int | None) -> Board:
+        """A copy with another total mine count (or none)."""
+        return Board(self.width, self.height, self.states, mines)
+
+
+def state_char(state: int) -> str:
+    """The text-format character of a cell state."""
+    return str(state) if state >= 0 else _CHAR_OF_STATE[state]

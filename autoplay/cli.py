@@ -1,0 +1,224 @@
+"""The ``autoplay`` command: the only module that prints, exits or knows about click and rich.
+
+Each command parses its options, makes one library call and renders the result. Library
+errors (:class:`~autoplay.errors.AutoplayError`) become one ``Error: ...`` line and exit 1;
+Ctrl-C exits 130 with ``Interrupted``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Any, NoReturn
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+from autoplay.board import FLAG, MINE, UNKNOWN, Board, Cell, state_char
+from autoplay.deduce import Deduction, count_layouts, deduce, find_layout, wrong_flags
+from autoplay.errors import AutoplayError, ImpossibleCount, InconsistentBoard
+
+_COUNT_STYLES = ["dim", "blue", "green", "red", "navy_blue", "dark_red", "cyan", "white", "grey50"]
+
+
+class _Group(click.Group):
+    """A click group that turns library errors into one line, and Ctrl-C into exit 130."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except AutoplayError as error:
+            if ctx.meta.get("autoplay.debug"):
+                raise
+            raise click.ClickException(str(error)) from None
+        except KeyboardInterrupt:
+            click.echo("Interrupted", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=_Group)
+@click.option("-v", "--verbose", count=True, help="More logging: -v per game, -vv per move.")
+@click.option("--debug", is_flag=True, help="Show tracebacks for input errors too.")
+@click.version_option(package_name="autoplay")
+@click.pass_context
+def cli(ctx: click.Context, verbose: int, debug: bool) -> None:
+    """A Minesweeper bot that proves which cells are safe with the Z3 solver."""
+    ctx.meta["autoplay.debug"] = debug
+    level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+
+
+def main() -> None:
+    """The console entry point."""
+    cli(prog_name="autoplay")
+
+
+_DEFAULT_COUNT_LIMIT = 10_000
+
+
+@cli.command()
+@click.argument("source", required=False, type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--mines", type=click.IntRange(min=0), help="Total mine count (overrides the file).")
+@click.option("--json", "as_json", is_flag=True, help="Print the proven cells as JSON.")
+@click.option("--layout", is_flag=True, help="Print one mine layout that fits the board.")
+@click.option("--count", "count", is_flag=False, flag_value=str(_DEFAULT_COUNT_LIMIT),
+              default=None, metavar="[LIMIT]",
+              help=f"Count the layouts that fit, up to LIMIT (default {_DEFAULT_COUNT_LIMIT}).")
+@click.option("--timeout", type=click.FloatRange(min=0), default=None,
+              help="Seconds to spend; cells not settled by then are reported undecided.")
+def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
+          count: str | None, timeout: float | None) -> None:
+    """Prove which cells of a text board are safe and which are mines.
+
+    SOURCE is a text board ('-' for standard input): one row per line, 0-8 opened cells,
+    '.', '_' or '?' unopened, 'F' flags, '*' known mines, and an optional first line
+    'mines: N'. Exits 1 when no mine layout fits the board.
+    """
+    source, count_limit = _split_count(source, count)
+    try:
+        board = Board.parse(_read_text(source), mines=mines)
+    except ImpossibleCount as error:
+        _fail_inconsistent(error.board, str(error), as_json)
+    if count_limit is not None:
+        _print_count(board, count_limit, as_json)
+    elif layout:
+        _print_layout(board)
+    else:
+        _print_deduction(board, timeout, as_json)
+
+
+def _split_count(source: str | None, count: str | None) -> tuple[str, int | None]:
+    """Read ``--count FILE`` as a count with the default limit, not as a limit named FILE."""
+    if count is not None and not count.isdigit():
+        if source is not None:
+            raise click.BadParameter(f"{count!r} is not a whole number", param_hint="'--count'")
+        source, count = count, str(_DEFAULT_COUNT_LIMIT)
+    if source is None:
+        raise click.UsageError("Missing argument 'SOURCE'.")
+    if count is not None and int(count) < 1:
+        raise click.BadParameter("the limit must be at least 1", param_hint="'--count'")
+    return source, None if count is None else int(count)
+
+
+def _read_text(source: str) -> str:
+    if source == "-":
+        return sys.stdin.read()
+    try:
+        with open(source, encoding="utf-8") as handle:
+            return handle.read()
+    except UnicodeDecodeError:
+        raise click.ClickException(f"{source} is not a text board (not UTF-8 text)") from None
+    except OSError as error:
+        raise click.ClickException(f"cannot read {source}: {error.strerror}") from None
+
+
+def _print_deduction(board: Board, timeout: float | None, as_json: bool) -> None:
+    try:
+        deduction = deduce(board, timeout=timeout)
+    except InconsistentBoard as error:
+        _fail_inconsistent(board, _inconsistency(board, error), as_json)
+    if as_json:
+        click.echo(json.dumps(_json_report(board, deduction)))
+        return
+    console = Console(highlight=False)
+    console.print(_render(board, deduction))
+    console.print(_summary(board, deduction))
+
+
+def _fail_inconsistent(board: Board, message: str, as_json: bool) -> NoReturn:
+    """Report a board no layout fits: as JSON with ``"consistent": false``, or one line."""
+    if as_json:
+        click.echo(json.dumps(_json_report(board, None) | {"error": message}))
+        sys.exit(1)
+    raise click.ClickException(message)
+
+
+def _inconsistency(board: Board, error: InconsistentBoard) -> str:
+    """The error's message, naming the wrong flags when the flags are what is wrong."""
+    if not board.flags():
+        return str(error)
+    try:
+        wrong = wrong_flags(board)
+    except InconsistentBoard:
+        return str(error)
+    if wrong:
+        return (f"{error}; without the flags it fits, and these flags cannot be mines: "
+                f"{_cell_list(wrong)}")
+    return f"{error}; without the flags it fits: the flags cannot all be mines at once"
+
+
+def _cell_list(cells: frozenset[Cell]) -> str:
+    return ", ".join(f"({r}, {c})" for r, c in sorted(cells))
+
+
+def _json_report(board: Board, deduction: Deduction | None) -> dict[str, Any]:
+    def pairs(cells: frozenset[Cell]) -> list[list[int]]:
+        return [[r, c] for r, c in sorted(cells)]
+
+    empty: frozenset[Cell] = frozenset()
+    return {
+        "rows": board.height,
+        "cols": board.width,
+        "mines": board.mines,
+        "consistent": deduction is not None,
+        "safe": pairs(deduction.safe if deduction else empty),
+        "mine": pairs(deduction.mines if deduction else empty),
+        "undecided": pairs(deduction.undecided if deduction else empty),
+    }
+
+
+def _render(board: Board, deduction: Deduction) -> Text:
+    """The board with proven-safe cells as '+' and proven mines as '!'."""
+    text = Text()
+    for r in range(board.height):
+        for c in range(board.width):
+            cell = Cell(r, c)
+            state = board[cell]
+            if cell in deduction.safe:
+                text.append("+", style="bold green")
+            elif cell in deduction.mines:
+                text.append("!", style="bold red")
+            elif state >= 0:
+                text.append(str(state), style=_COUNT_STYLES[state])
+            elif state == UNKNOWN:
+                text.append(".", style="dim")
+            else:
+                text.append(state_char(state), style="yellow" if state == FLAG else "magenta")
+        text.append("\n")
+    text.rstrip()
+    return text
+
+
+def _summary(board: Board, deduction: Deduction) -> str:
+    unknown = len(board.unknown_cells())
+    open_cells = unknown - len(deduction.safe) - len(deduction.mines) - len(deduction.undecided)
+    summary = (f"{len(deduction.safe)} safe (+), {len(deduction.mines)} mines (!), "
+               f"{open_cells} not determined, of {unknown} unopened cells")
+    if deduction.undecided:
+        summary += f"; {len(deduction.undecided)} undecided when the time ran out"
+    return summary
+
+
+def _print_layout(board: Board) -> None:
+    mines = find_layout(board)
+    if mines is None:
+        click.echo("no solution")
+        sys.exit(1)
+    click.echo(str(board.with_mines(None).with_states({cell: MINE for cell in mines})))
+
+
+def _print_count(board: Board, limit: int, as_json: bool) -> None:
+    count = count_layouts(board, limit)
+    if as_json:
+        click.echo(json.dumps({"layouts": min(count, limit), "more": count > limit,
+                               "limit": limit}))
+    elif count > limit:
+        click.echo(f"more than {limit} layout{'s' if limit > 1 else ''} fit")
+    elif count == 0:
+        click.echo("no layout fits")
+    else:
+        click.echo("exactly one layout fits" if count == 1 else f"{count} layouts fit")
+    if count == 0:
+        sys.exit(1)

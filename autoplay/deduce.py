@@ -1,0 +1,419 @@
+"""Prove which unopened cells are safe and which are mines.
+
+:func:`deduce` is sound and complete over the whole board: a cell is reported safe (a mine)
+exactly when it is safe (a mine) in every mine layout that fits the counts, the flags and,
+when the board knows it, the total mine count, including the unopened cells that touch no
+count. It reads as a pipeline:
+
+1. the board becomes constraints, "k mines among these unopened cells" (:class:`_Problem`);
+2. constraints that are already saturated (k = 0, or k = the number of cells) settle their
+   cells, repeatedly, without Z3: most cells of a real game are settled here;
+3. what is left falls into independent components; a component of one constraint settles
+   nothing and needs no proof;
+4. the rest goes to one incremental Z3 solver: every model found witnesses a possible value
+   for every cell at once (the model-reuse trick of the Kaboom article), and a cell whose
+   other value no model has shown is asked about under an assumption; "unsatisfiable" is
+   the proof. The total mine count couples the components only when it can bind; then it
+   joins as two cardinality constraints over the frontier, because the cells that touch no
+   count can take any number of mines from 0 to their number.
+
+>>> board = Board.parse('''
+... 1?
+... ??
+... ''')
+>>> deduce(board).safe
+frozenset()
+>>> result = deduce(board.with_mines(1))
+>>> sorted(result.safe), sorted(result.mines)
+([], [])
+>>> sorted(deduce(Board.parse("1?1")).mines)
+[Cell(row=0, col=1)]
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from autoplay.board import UNKNOWN, Board, Cell, is_mine_like
+from autoplay.errors import InconsistentBoard
+from autoplay.pb import PbSolver
+
+
+_GuardedConstraint = Callable[[int], None]
+"""Adds a constraint that holds only while the given guard literal is assumed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Deduction:
+    """What is proven about the unopened cells of a board."""
+
+    safe: frozenset[Cell]
+    """Cells without a mine in every layout that fits."""
+    mines: frozenset[Cell]
+    """Cells with a mine in every layout that fits."""
+    undecided: frozenset[Cell] = frozenset()
+    """Cells the deadline stopped the proof of: neither safe nor mine is claimed for them."""
+
+    def has_safe(self) -> bool:
+        """True when at least one cell is proven safe."""
+        return bool(self.safe)
+
+    def is_complete(self) -> bool:
+        """True when every cell was settled or shown to be open (no deadline was hit)."""
+        return not self.undecided
+
+
+@dataclass(frozen=True, slots=True)
+class _Constraint:
+    cells: tuple[int, ...]
+    """Flat indices of unknown cells."""
+    mines: int
+    """How many of ``cells`` hold a mine."""
+    source: int
+    """Flat index of the count cell that states it, for error messages."""
+
+
+class _Problem:
+    """A board as constraints over its unknown cells (flat indices)."""
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        states = board.states
+        self.unknown = [i for i, s in enumerate(states) if s == UNKNOWN]
+        self.constraints: list[_Constraint] = []
+        for i, state in enumerate(states):
+            if state < 0:
+                continue
+            around = board.neighbour_indices(i)
+            cells = tuple(j for j in around if states[j] == UNKNOWN)
+            mines = state - sum(1 for j in around if is_mine_like(states[j]))
+            if mines < 0 or mines > len(cells):
+                problem = "mines" if mines < 0 else "unopened cells"
+                raise InconsistentBoard(f"cell {_name(board, i)} shows {state} but has too "
+                                        f"many {problem} around it")
+            if cells:
+                self.constraints.append(_Constraint(cells, mines, i))
+        self.frontier = sorted({j for c in self.constraints for j in c.cells})
+        in_frontier = set(self.frontier)
+        self.outside = [i for i in self.unknown if i not in in_frontier]
+        self.mines_left: int | None = None
+        if board.mines is not None:
+            self.mines_left = board.mines - sum(1 for s in states if is_mine_like(s))
+            if not 0 <= self.mines_left <= len(self.unknown):
+                raise InconsistentBoard(f"no mine layout fits this board with {board.mines} "
+                                        f"mines: {self.mines_left} would be left for "
+                                        f"{len(self.unknown)} unopened cells")
+
+    def propagate(self) -> dict[int, bool]:
+        """Settle the cells of saturated constraints until none is left; no search.
+
+        :raises InconsistentBoard: when two counts contradict each other.
+        """
+        settled: dict[int, bool] = {}
+        of_cell: dict[int, list[int]] = {}
+        for n, constraint in enumerate(self.constraints):
+            for j in constraint.cells:
+                of_cell.setdefault(j, []).append(n)
+        open_cells = [len(c.cells) for c in self.constraints]
+        mines = [c.mines for c in self.constraints]
+        queue = [n for n, c in enumerate(self.constraints) if c.mines in (0, len(c.cells))]
+        while queue:
+            n = queue.pop()
+            if open_cells[n] == 0:
+                continue
+            value = mines[n] > 0
+            for j in self.constraints[n].cells:
+                if j in settled:
+                    continue
+                settled[j] = value
+                for m in of_cell[j]:
+                    open_cells[m] -= 1
+                    mines[m] -= value
+                    if not 0 <= mines[m] <= open_cells[m]:
+                        raise InconsistentBoard(
+                            f"no mine layout fits this board: the counts at "
+                            f"{_name(self.board, self.constraints[m].source)} and "
+                            f"{_name(self.board, self.constraints[n].source)} contradict")
+                    if mines[m] in (0, open_cells[m]):
+                        queue.append(m)
+        return settled
+
+    def residue(self, settled: dict[int, bool]) -> list[_Constraint]:
+        """The constraints restricted to unsettled cells, dropping those left empty."""
+        residue = []
+        for c in self.constraints:
+            cells = tuple(j for j in c.cells if j not in settled)
+            if cells:
+                mines = c.mines - sum(1 for j in c.cells if settled.get(j))
+                residue.append(_Constraint(cells, mines, c.source))
+        return residue
+
+
+def deduce(board: Board, *, timeout: float | None = None) -> Deduction:
+    """Prove which unknown cells are safe and which are mines.
+
+    Flags count as mines. ``timeout`` (seconds) bounds the search: cells it leaves unproven
+    are returned as ``undecided``, never as safe or mines.
+
+    :raises InconsistentBoard: when no mine layout fits the board.
+    """
+    stop = None if timeout is None else time.monotonic() + timeout
+    problem = _Problem(board)
+    settled = problem.propagate()
+    residue = problem.residue(settled)
+    mines_left = problem.mines_left
+    if mines_left is not None:
+        mines_left -= sum(settled.values())
+    proof = _Backbone(residue, mines_left, len(problem.outside), stop)
+    safe = {j for j, mine in settled.items() if not mine} | proof.safe
+    mines = {j for j, mine in settled.items() if mine} | proof.mines
+    undecided = set(proof.undecided)
+    if proof.outside is not None:
+        (mines if proof.outside else safe).update(problem.outside)
+    elif proof.outside_undecided:
+        undecided.update(problem.outside)
+    return Deduction(_cells(board, safe), _cells(board, mines), _cells(board, undecided))
+
+
+def find_layout(board: Board) -> frozenset[Cell] | None:
+    """One full mine layout that fits the board (flags and known mines included), or None."""
+    try:
+        problem = _Problem(board)
+        settled = problem.propagate()
+    except InconsistentBoard:
+        return None
+    residue = problem.residue(settled)
+    solver, variables, mines_left = _counting_solver(problem, settled, residue)
+    if not solver.check():
+        return None
+    values = solver.values(variables)
+    mines = {j for j, mine in settled.items() if mine}
+    mines.update(v for v, mine in zip(variables, values) if mine)
+    if mines_left is not None:
+        mines.update(problem.outside[:mines_left - sum(values)])
+    mines.update(i for i, s in enumerate(board.states) if is_mine_like(s))
+    return _cells(board, mines)
+
+
+def count_layouts(board: Board, limit: int) -> int:
+    """The number of mine layouts that fit the board, or ``limit + 1`` if there are more.
+
+    With a total mine count, each layout of the frontier stands for every way of placing the
+    remaining mines on the cells that touch no count.
+    """
+    try:
+        problem = _Problem(board)
+        settled = problem.propagate()
+    except InconsistentBoard:
+        return 0
+    residue = problem.residue(settled)
+    solver, variables, mines_left = _counting_solver(problem, settled, residue)
+    outside = len(problem.outside)
+    total = 0
+    while solver.check():
+        values = solver.values(variables)
+        if mines_left is None:
+            total += 2 ** outside
+        else:
+            total += math.comb(outside, mines_left - sum(values))
+        if total > limit or not variables:
+            break
+        solver.add_clause([-(v + 1) if mine else v + 1 for v, mine in zip(variables, values)])
+    return min(total, limit + 1)
+
+
+def wrong_flags(board: Board) -> frozenset[Cell]:
+    """The flags that hold no mine in any layout that fits the rest of the board.
+
+    Meant for a board that is inconsistent with its flags: if it is consistent once they are
+    ignored, these are the flags to remove.
+
+    :raises InconsistentBoard: when the board is inconsistent even without its flags.
+    """
+    flags = board.flags()
+    unflagged = board.with_states({cell: UNKNOWN for cell in flags})
+    return deduce(unflagged).safe & frozenset(flags)
+
+
+def _counting_solver(problem: _Problem, settled: dict[int, bool],
+                     residue: Sequence[_Constraint]) -> tuple[PbSolver, list[int], int | None]:
+    """A solver over every unsettled frontier cell, the mine count included."""
+    solver = PbSolver()
+    for c in residue:
+        solver.add_exactly(c.cells, c.mines)
+    variables = sorted({j for c in residue for j in c.cells})
+    mines_left = problem.mines_left
+    if mines_left is not None:
+        mines_left -= sum(settled.values())
+        solver.add_at_most(variables, mines_left)
+        solver.add_at_least(variables, mines_left - len(problem.outside))
+    return solver, variables, mines_left
+
+
+class _Backbone:
+    """Settle the residue: which cells take one value in every layout, with Z3.
+
+    After construction: ``safe`` and ``mines`` (flat indices), ``undecided`` (the deadline
+    hit), and for the cells that touch no count, ``outside``: True (all mines), False (all
+    safe) or None (open, or ``outside_undecided`` if the deadline hit first).
+    """
+
+    def __init__(self, residue: list[_Constraint], mines_left: int | None, outside: int,
+                 stop: float | None) -> None:
+        self.safe: set[int] = set()
+        self.mines: set[int] = set()
+        self.undecided: set[int] = set()
+        self.outside: bool | None = None
+        self.outside_undecided = False
+        self._stop = stop
+        components = _components(residue)
+        binding = mines_left is not None and not _count_is_slack(components, mines_left, outside)
+        # A lone constraint with 0 < k < n lets each of its cells be either: nothing to prove.
+        hard = components if binding else [c for c in components if len(c) > 1]
+        variables = sorted({j for comp in hard for c in comp for j in c.cells})
+        if not binding:
+            if not variables:
+                return
+        elif not variables:
+            assert mines_left is not None
+            self._settle_outside_alone(mines_left, outside)
+            return
+        solver = PbSolver()
+        for comp in hard:
+            for c in comp:
+                solver.add_exactly(c.cells, c.mines)
+        if binding:
+            assert mines_left is not None
+            solver.add_at_most(variables, mines_left)
+            solver.add_at_least(variables, mines_left - outside)
+        self._settle(solver, variables, mines_left if binding else None, outside)
+
+    def _timeout_ms(self) -> int | None:
+        if self._stop is None:
+            return None
+        return int((self._stop - time.monotonic()) * 1000)
+
+    def _check(self, solver: PbSolver, assumptions: Sequence[int] = ()) -> bool | None:
+        timeout = self._timeout_ms()
+        if timeout is not None and timeout <= 0:
+            return None
+        return solver.check(assumptions, timeout_ms=timeout)
+
+    def _settle(self, solver: PbSolver, variables: list[int], mines_left: int | None,
+                outside: int) -> None:
+        first = self._check(solver)
+        if first is False:
+            raise InconsistentBoard("no mine layout fits this board" + (
+                "" if mines_left is None else " and its mine count"))
+        if first is None:
+            self.undecided.update(variables)
+            self.outside_undecided = mines_left is not None and outside > 0
+            return
+        seen_mine: set[int] = set()
+        seen_safe: set[int] = set()
+        sums: list[int] = []
+
+        def witness() -> None:
+            values = solver.values(variables)
+            for v, mine in zip(variables, values):
+                (seen_mine if mine else seen_safe).add(v)
+            sums.append(sum(values))
+
+        witness()
+        for v in variables:
+            if v in seen_mine and v in seen_safe:
+                continue
+            was_mine = v in seen_mine
+            answer = self._check(solver, [-(v + 1) if was_mine else v + 1])
+            if answer:
+                witness()
+            elif answer is None:
+                self.undecided.update(u for u in variables
+                                      if not (u in seen_mine and u in seen_safe)
+                                      and u not in self.safe and u not in self.mines)
+                self.outside_undecided = mines_left is not None and outside > 0
+                return
+            else:
+                (self.mines if was_mine else self.safe).add(v)
+        if mines_left is not None and outside > 0:
+            self._settle_outside(solver, variables, mines_left, outside, sums)
+
+    def _settle_outside(self, solver: PbSolver, variables: list[int], mines_left: int,
+                        outside: int, sums: list[int]) -> None:
+        """The untouched cells can hold a mine iff some layout leaves mines for them."""
+        can_mine = min(sums) < mines_left or self._possible(
+            solver, lambda guard: solver.add_at_most(variables, mines_left - 1, when=guard))
+        can_safe = max(sums) > mines_left - outside or self._possible(
+            solver, lambda guard: solver.add_at_least(variables, mines_left - outside + 1,
+                                                      when=guard))
+        if can_mine is None or can_safe is None:
+            self.outside_undecided = True
+        elif not can_safe:
+            self.outside = True
+        elif not can_mine:
+            self.outside = False
+
+    def _possible(self, solver: PbSolver, add: _GuardedConstraint) -> bool | None:
+        guard = solver.new_guard()
+        add(guard)
+        return self._check(solver, [guard])
+
+    def _settle_outside_alone(self, mines_left: int, outside: int) -> None:
+        if mines_left > outside:
+            raise InconsistentBoard(f"no mine layout fits this board: {mines_left} mines are "
+                                    f"left for {outside} cells")
+        if outside and mines_left == 0:
+            self.outside = False
+        elif outside and mines_left == outside:
+            self.outside = True
+
+
+def _components(residue: list[_Constraint]) -> list[list[_Constraint]]:
+    """Split constraints into groups that share no cell, so each can be settled apart."""
+    parent: dict[int, int] = {}
+
+    def root(j: int) -> int:
+        while parent.setdefault(j, j) != j:
+            parent[j] = parent[parent[j]]
+            j = parent[j]
+        return j
+
+    for c in residue:
+        first = root(c.cells[0])
+        for j in c.cells[1:]:
+            parent[root(j)] = first
+    groups: dict[int, list[_Constraint]] = {}
+    for c in residue:
+        groups.setdefault(root(c.cells[0]), []).append(c)
+    return list(groups.values())
+
+
+def _count_is_slack(components: list[list[_Constraint]], mines_left: int, outside: int) -> bool:
+    """True when the total count cannot bind: every frontier layout leaves the untouched
+    cells strictly between none and all mined.
+
+    Bounds per component: the counts of disjoint constraints add up to a lower bound; no
+    component holds more mines than its cells, nor than its counts added up.
+    """
+    low = high = 0
+    for comp in components:
+        taken: set[int] = set()
+        for c in sorted(comp, key=lambda c: -c.mines):
+            if taken.isdisjoint(c.cells):
+                taken.update(c.cells)
+                low += c.mines
+        high += min(len({j for c in comp for j in c.cells}), sum(c.mines for c in comp))
+    return low > mines_left - outside and high < mines_left
+
+
+def _cells(board: Board, indices: Iterable[int]) -> frozenset[Cell]:
+    return frozenset(board.cell(i) for i in indices)
+
+
+def _name(board: Board, index: int) -> str:
+    row, col = board.cell(index)
+    return f"({row}, {col})"
+

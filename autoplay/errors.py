@@ -1,0 +1,29 @@
+"""The errors autoplay raises for bad input; any other exception is a bug."""
+
+from __future__ import annotations
+
+
+class AutoplayError(Exception):
+    """Base of every error caused by input or surroundings rather than by a bug.
+
+    The command line prints these as one line (``Error: <message>``) and exits non-zero.
+    """
+
+
+class BoardFormatError(AutoplayError, ValueError):
+    """A text board that cannot be parsed; the message names the line and column."""
+
+
+class InconsistentBoard(AutoplayError):
+    """A board that no mine layout fits: a misread, a wrong flag or a made-up position."""
+
+
+class ImpossibleCount(BoardFormatError, InconsistentBoard):
+    """A count larger than the cell's neighbourhood: a format fault no layout can fit.
+
+    ``board`` is the board as parsed, so a caller can still report its size.
+    """
+
+    def __init__(self, message: str, board: object) -> None:
+        super().__init__(message)
+        self.board = board

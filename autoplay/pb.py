@@ -1,0 +1,119 @@
+"""A small incremental pseudo-boolean solver on top of Z3: the one place Minesweeper meets Z3.
+
+Variables are plain integers ``0, 1, 2, ...``; a literal is ``v + 1`` for "v is true" and
+``-(v + 1)`` for "v is false" (the DIMACS convention), so callers never touch Z3 objects.
+
+Why the C API: building ``PbEq`` terms through z3's high-level Python API costs about 60 µs
+each, which would dominate a deduction that takes a millisecond or two. The raw constructors
+(``Z3_mk_pbeq`` and friends) and reading models with ``Z3_model_get_const_interp`` are 3-6
+times cheaper, while the solver is the same Z3 ``QF_FD`` engine (a SAT solver with native
+cardinality constraints).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable, Sequence
+
+import z3
+from z3 import z3core
+
+Literal = int
+"""``v + 1`` asserts variable ``v``; ``-(v + 1)`` asserts its negation."""
+
+_CTX = z3.main_ctx()
+_VARS: dict[int, tuple[z3.BoolRef, int]] = {}
+"""Z3 constant and its declaration per variable, made once per process, shared by solvers."""
+
+
+def _var(v: int) -> tuple[z3.BoolRef, int]:
+    known = _VARS.get(v)
+    if known is None:
+        const = z3.Bool(f"v{v}", _CTX)
+        known = _VARS[v] = (const, z3core.Z3_get_app_decl(_CTX.ref(), const.as_ast()))
+    return known
+
+
+def _ast(lit: Literal) -> z3.BoolRef:
+    var = _var(abs(lit) - 1)[0]
+    return var if lit > 0 else z3.Not(var, _CTX)
+
+
+def _asts(lits: Sequence[Literal]) -> ctypes.Array[ctypes.c_void_p]:
+    return (z3.Ast * len(lits))(*(_ast(lit).as_ast() for lit in lits))
+
+
+class PbSolver:
+    """An incremental solver: assert cardinality constraints, then ask under assumptions.
+
+    Constraints guarded by an activation literal (``when=``) hold only when that literal is
+    assumed, which lets one solver answer many temporary questions without push/pop.
+    """
+
+    def __init__(self) -> None:
+        self._solver = z3.SolverFor("QF_FD", ctx=_CTX)
+        self._model: z3.ModelRef | None = None
+        self._next_guard = 0
+
+    def new_guard(self) -> Literal:
+        """A fresh activation literal, distinct from every cell variable."""
+        self._next_guard += 1
+        return _GUARD_BASE + self._next_guard
+
+    def add_exactly(self, variables: Sequence[int], k: int, *, when: Literal | None = None) -> None:
+        """At least and at most ``k`` of ``variables`` are true."""
+        self._add_pb(z3core.Z3_mk_pbeq, variables, k, when)
+
+    def add_at_most(self, variables: Sequence[int], k: int, *, when: Literal | None = None) -> None:
+        """At most ``k`` of ``variables`` are true."""
+        self._add_pb(z3core.Z3_mk_pble, variables, k, when)
+
+    def add_at_least(self, variables: Sequence[int], k: int,
+                     *, when: Literal | None = None) -> None:
+        """At least ``k`` of ``variables`` are true."""
+        self._add_pb(z3core.Z3_mk_pbge, variables, k, when)
+
+    def add_clause(self, lits: Sequence[Literal]) -> None:
+        """At least one of ``lits`` holds."""
+        self._solver.add(z3.Or([_ast(lit) for lit in lits]) if lits else z3.BoolVal(False, _CTX))
+
+    def check(self, assumptions: Sequence[Literal] = (), *,
+              timeout_ms: int | None = None) -> bool | None:
+        """Whether the constraints and ``assumptions`` can all hold; None if out of time.
+
+        On True the model is kept for :meth:`values`.
+        """
+        if timeout_ms is not None:
+            self._solver.set("timeout", max(1, timeout_ms))
+        result = self._solver.check(*(_ast(lit) for lit in assumptions))
+        if result == z3.sat:
+            self._model = self._solver.model()
+            return True
+        self._model = None
+        return False if result == z3.unsat else None
+
+    def values(self, variables: Sequence[int]) -> list[bool]:
+        """The values of ``variables`` in the last model (unconstrained ones read as False)."""
+        if self._model is None:
+            raise RuntimeError("values() needs a satisfiable check() first")
+        ctx, model = _CTX.ref(), self._model.model
+        values = []
+        for v in variables:
+            interp = z3core.Z3_model_get_const_interp(ctx, model, _var(v)[1])
+            values.append(bool(interp) and z3core.Z3_get_bool_value(ctx, interp) == z3.Z3_L_TRUE)
+        return values
+
+    def _add_pb(self, make: Callable[..., int], variables: Sequence[int], k: int,
+                when: Literal | None) -> None:
+        n = len(variables)
+        ctx = _CTX.ref()
+        coeffs = (ctypes.c_int * n)(*([1] * n))
+        # Wrapping the new term in a BoolRef keeps Z3's reference count right.
+        term = z3.BoolRef(make(ctx, n, _asts([v + 1 for v in variables]), coeffs, k), _CTX)
+        if when is not None:
+            term = z3.Implies(_ast(when), term)
+        z3core.Z3_solver_assert(ctx, self._solver.solver, term.as_ast())
+
+
+_GUARD_BASE = 1 << 24
+"""Guard variables live far above any cell index so the two never collide."""
