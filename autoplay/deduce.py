@@ -83,13 +83,14 @@ class _Problem:
         self.board = board
         states = board.states
         self.unknown = [i for i, s in enumerate(states) if s == UNKNOWN]
+        mine_like = {i for i, s in enumerate(states) if is_mine_like(s)}
         self.constraints: list[_Constraint] = []
         for i, state in enumerate(states):
             if state < 0:
                 continue
             around = board.neighbour_indices(i)
             cells = tuple(j for j in around if states[j] == UNKNOWN)
-            mines = state - sum(1 for j in around if is_mine_like(states[j]))
+            mines = state - len(mine_like.intersection(around)) if mine_like else state
             if mines < 0 or mines > len(cells):
                 problem = "mines" if mines < 0 else "unopened cells"
                 raise InconsistentBoard(f"cell {_name(board, i)} shows {state} but has too "
@@ -101,7 +102,7 @@ class _Problem:
         self.outside = [i for i in self.unknown if i not in in_frontier]
         self.mines_left: int | None = None
         if board.mines is not None:
-            self.mines_left = board.mines - sum(1 for s in states if is_mine_like(s))
+            self.mines_left = board.mines - len(mine_like)
             if not 0 <= self.mines_left <= len(self.unknown):
                 raise InconsistentBoard(f"no mine layout fits this board with {board.mines} "
                                         f"mines: {self.mines_left} would be left for "

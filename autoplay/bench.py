@@ -1,0 +1,170 @@
+"""Benchmarks of the deducer against the one-query-per-cell method, measured in the same run.
+
+The reference is the method of the safe-cells article this project grew from: a ``Sum`` of
+booleans per count, then for each frontier cell ``push``, assert it is a mine, ``check``,
+``pop``. It proves only safe cells; :func:`~autoplay.deduce.deduce` proves safe cells and
+mines, also off the frontier, and uses the total mine count when the board has one.
+
+Times are medians, since these machines are shared and noisy; speed is stated as a ratio to
+the reference timed on the same positions in the same process.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import z3
+
+from autoplay.board import UNKNOWN, Board, Cell
+from autoplay.deduce import deduce
+from autoplay.sim import SimGame
+
+SEED_003_BOARD = """\
+...201..................
+...201..................
+...1013.................
+...1102.................
+....1011123.............
+..21100012...22211122...
+..2000012.33212.3111....
+..421002.310002.3.122...
+....3224.31000112111....
+........4.20000001121...
+.......43.20000012.11...
+.......3122211001.212...
+.......202.3.10011213...
+......2103.42210001.213.
+......1112.43.111233202.
+......2.222..311.3..212.
+.............2124.4.....
+............111.3.......
+........................
+........................
+"""
+"""The 24x20 board of the safe-cells article (no total mine count)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetResult:
+    """The timing of one set of positions."""
+
+    name: str
+    positions: int
+    ours_ms: float
+    """Median over the positions of each position's median time, in milliseconds."""
+    reference_ms: float
+    safe: int
+    """Safe cells we proved, summed over the positions."""
+    mines: int
+    """Mines we proved, summed over the positions."""
+    reference_safe: int
+    """Safe cells the reference proved, summed over the positions."""
+
+    @property
+    def ratio(self) -> float:
+        """How many times faster than the reference."""
+        return self.reference_ms / self.ours_ms
+
+
+def reference_safe_cells(board: Board) -> set[Cell]:
+    """The article's method: one Z3 query per frontier cell, safe cells only."""
+    cells: dict[Cell, z3.BoolRef] = {}
+    for cell in board.cells():
+        if board[cell] >= 0:
+            for near in board.neighbours(cell):
+                if board[near] == UNKNOWN and near not in cells:
+                    cells[near] = z3.Bool(f"{near.row}-{near.col}")
+    solver = z3.Solver()
+    for cell in board.cells():
+        if board[cell] >= 0:
+            near_cells = [cells[n] for n in board.neighbours(cell) if n in cells]
+            if near_cells:
+                solver.add(z3.Sum(near_cells) == board[cell])
+    safe = set()
+    for cell, mine in cells.items():
+        solver.push()
+        solver.add(mine == True)  # noqa: E712  (a Z3 equation, not a comparison)
+        if solver.check() == z3.unsat:
+            safe.add(cell)
+        solver.pop()
+    return safe
+
+
+def expert_positions(count: int, *, seed: int = 0) -> list[Board]:
+    """Mid-game expert (30x16, 99 mines) positions where nothing local is left to open.
+
+    From fixed seeds, a game is played from an opening at (3, 3) by revealing every proven
+    safe cell; where none is proven, the position is kept (between a fifth and four fifths of
+    the way through the game) and play goes on by revealing a cell the simulator knows is
+    safe. These are the positions where a complete deducer must work hardest: it has to show
+    that nothing at all is safe.
+    """
+    positions: list[Board] = []
+    game_seed = seed
+    while len(positions) < count:
+        positions.extend(_stuck_positions(game_seed))
+        game_seed += 1
+    return positions[:count]
+
+
+def _stuck_positions(seed: int) -> Iterator[Board]:
+    rng = random.Random(seed)
+    game = SimGame(30, 16, 99, rng=rng, first_click="opening")
+    game.reveal(Cell(3, 3))
+    total_safe = 30 * 16 - 99
+    while game.outcome == "playing":
+        board = game.observe()
+        deduction = deduce(board)
+        if deduction.safe:
+            for cell in sorted(deduction.safe):
+                if game.outcome == "playing":
+                    game.reveal(cell)
+            continue
+        opened = sum(1 for s in board.states if s >= 0)
+        if total_safe // 5 <= opened <= 4 * total_safe // 5:
+            yield board
+        layout = game.layout
+        assert layout is not None
+        game.reveal(rng.choice([c for c in board.unknown_cells() if c not in layout]))
+
+
+def _median_ms(run: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def measure(name: str, positions: list[Board], repeat: int) -> SetResult:
+    """Time ``deduce`` and the reference on each position; check they agree on safe cells.
+
+    :raises AssertionError: if the reference proves a safe cell that ``deduce`` missed,
+        which would make the comparison (and the deducer) wrong.
+    """
+    deduce(positions[0])  # the first Z3 call of a process pays for its set-up
+    ours, reference = [], []
+    safe = mines = reference_safe = 0
+    for board in positions:
+        deduction = deduce(board)
+        found = reference_safe_cells(board)
+        assert found <= deduction.safe, f"reference found safe cells deduce missed on {board!r}"
+        safe, mines, reference_safe = (safe + len(deduction.safe), mines + len(deduction.mines),
+                                       reference_safe + len(found))
+        ours.append(_median_ms(lambda: deduce(board), repeat))
+        reference.append(_median_ms(lambda: reference_safe_cells(board), max(1, repeat // 5)))
+    return SetResult(name, len(positions), statistics.median(ours), statistics.median(reference),
+                     safe, mines, reference_safe)
+
+
+def run(*, positions: int = 20, repeat: int = 25) -> list[SetResult]:
+    """The standard benchmark: the article's 24x20 board, then mid-game expert positions."""
+    return [
+        measure("24x20 board of the article", [Board.parse(SEED_003_BOARD)], repeat),
+        measure("expert 30x16/99 mid-game, seeds from 0", expert_positions(positions), repeat),
+    ]
