@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import z3
@@ -49,25 +49,26 @@ SEED_003_BOARD = """\
 
 
 @dataclass(frozen=True, slots=True)
-class SetResult:
-    """The timing of one set of positions."""
+class Measurement:
+    """The median time of one measured task, beside a reference when there is one."""
 
+    suite: str
+    """Which benchmark suite it belongs to (a key of :data:`SUITES`)."""
     name: str
-    positions: int
-    ours_ms: float
-    """Median over the positions of each position's median time, in milliseconds."""
-    reference_ms: float
-    safe: int
-    """Safe cells we proved, summed over the positions."""
-    mines: int
-    """Mines we proved, summed over the positions."""
-    reference_safe: int
-    """Safe cells the reference proved, summed over the positions."""
+    """What was measured, for a person."""
+    count: int
+    """How many positions (or images, or puzzles) the median is taken over."""
+    median_ms: float
+    """Median over the items of each item's median time, in milliseconds."""
+    reference_ms: float | None = None
+    """The same for the reference method, timed in the same run."""
+    detail: str = ""
+    """What the timed runs found, so a person can tell they did the same work."""
 
     @property
-    def ratio(self) -> float:
+    def ratio(self) -> float | None:
         """How many times faster than the reference."""
-        return self.reference_ms / self.ours_ms
+        return None if self.reference_ms is None else self.reference_ms / self.median_ms
 
 
 def reference_safe_cells(board: Board) -> set[Cell]:
@@ -132,7 +133,8 @@ def _stuck_positions(seed: int) -> Iterator[Board]:
         game.reveal(rng.choice([c for c in board.unknown_cells() if c not in layout]))
 
 
-def _median_ms(run: Callable[[], object], repeat: int) -> float:
+def median_ms(run: Callable[[], object], repeat: int) -> float:
+    """The median wall time of ``repeat`` calls of ``run``, in milliseconds."""
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -141,7 +143,7 @@ def _median_ms(run: Callable[[], object], repeat: int) -> float:
     return statistics.median(times) * 1000
 
 
-def measure(name: str, positions: list[Board], repeat: int) -> SetResult:
+def measure_deduce(name: str, positions: list[Board], repeat: int) -> Measurement:
     """Time ``deduce`` and the reference on each position; check they agree on safe cells.
 
     :raises AssertionError: if the reference proves a safe cell that ``deduce`` missed,
@@ -156,15 +158,27 @@ def measure(name: str, positions: list[Board], repeat: int) -> SetResult:
         assert found <= deduction.safe, f"reference found safe cells deduce missed on {board!r}"
         safe, mines, reference_safe = (safe + len(deduction.safe), mines + len(deduction.mines),
                                        reference_safe + len(found))
-        ours.append(_median_ms(lambda: deduce(board), repeat))
-        reference.append(_median_ms(lambda: reference_safe_cells(board), max(1, repeat // 5)))
-    return SetResult(name, len(positions), statistics.median(ours), statistics.median(reference),
-                     safe, mines, reference_safe)
+        ours.append(median_ms(lambda: deduce(board), repeat))
+        reference.append(median_ms(lambda: reference_safe_cells(board), max(1, repeat // 5)))
+    detail = f"proved {safe} safe and {mines} mines; the reference {reference_safe} safe"
+    return Measurement("deduce", name, len(positions), statistics.median(ours),
+                       statistics.median(reference), detail)
 
 
-def run(*, positions: int = 20, repeat: int = 25) -> list[SetResult]:
-    """The standard benchmark: the article's 24x20 board, then mid-game expert positions."""
+def deduce_suite(repeat: int) -> list[Measurement]:
+    """The article's 24x20 board, then 20 stuck mid-game expert positions (mine count known)."""
     return [
-        measure("24x20 board of the article", [Board.parse(SEED_003_BOARD)], repeat),
-        measure("expert 30x16/99 mid-game, seeds from 0", expert_positions(positions), repeat),
+        measure_deduce("24x20 board of the article", [Board.parse(SEED_003_BOARD)], repeat),
+        measure_deduce("expert 30x16/99 mid-game, 20 positions", expert_positions(20), repeat),
     ]
+
+
+SUITES: dict[str, Callable[[int], list[Measurement]]] = {
+    "deduce": deduce_suite,
+}
+"""Every benchmark suite by name; each takes the number of repeats per item."""
+
+
+def run(suites: Sequence[str] = tuple(SUITES), *, repeat: int = 25) -> list[Measurement]:
+    """Run the named suites in order."""
+    return [m for name in suites for m in SUITES[name](repeat)]

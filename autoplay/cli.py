@@ -14,11 +14,14 @@ from typing import Any, NoReturn
 
 import click
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
+from autoplay import bench as benchmarks
 from autoplay.board import FLAG, MINE, UNKNOWN, Board, Cell, state_char
 from autoplay.deduce import Deduction, count_layouts, deduce, find_layout, wrong_flags
 from autoplay.errors import AutoplayError, ImpossibleCount, InconsistentBoard
+from autoplay.pb import z3_version
 
 _COUNT_STYLES = ["dim", "blue", "green", "red", "navy_blue", "dark_red", "cyan", "white", "grey50"]
 
@@ -222,3 +225,33 @@ def _print_count(board: Board, limit: int, as_json: bool) -> None:
         click.echo("exactly one layout fits" if count == 1 else f"{count} layouts fit")
     if count == 0:
         sys.exit(1)
+
+
+@cli.command("bench")
+@click.option("--suite", "suites", multiple=True, type=click.Choice(list(benchmarks.SUITES)),
+              help="Run only this suite (repeatable); all by default.")
+@click.option("--repeat", type=click.IntRange(min=1), default=25, show_default=True,
+              help="Timed runs per item; the median is kept.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def bench_command(suites: tuple[str, ...], repeat: int, as_json: bool) -> None:
+    """Time the deducer (and other parts) against reference methods, in one run.
+
+    Speeds are medians, and each is compared with a reference timed on the same items in
+    the same run, so the ratio holds on a busy machine where absolute times do not.
+    """
+    results = benchmarks.run(suites or tuple(benchmarks.SUITES), repeat=repeat)
+    if as_json:
+        click.echo(json.dumps({"z3": z3_version(), "repeat": repeat, "results": [
+            {"suite": m.suite, "name": m.name, "count": m.count, "median_ms": m.median_ms,
+             "reference_ms": m.reference_ms, "ratio": m.ratio, "detail": m.detail}
+            for m in results]}, indent=2))
+        return
+    table = Table(title=f"autoplay bench (medians, {repeat} runs per item, Z3 {z3_version()})")
+    for column in ("suite", "what", "items", "ours (ms)", "reference (ms)", "ratio", "found"):
+        table.add_column(column, justify="right" if "ms" in column or column in
+                         ("items", "ratio") else "left")
+    for m in results:
+        table.add_row(m.suite, m.name, str(m.count), f"{m.median_ms:.2f}",
+                      "" if m.reference_ms is None else f"{m.reference_ms:.1f}",
+                      "" if m.ratio is None else f"{m.ratio:.0f}x", m.detail)
+    Console().print(table)

@@ -43,6 +43,11 @@ def _asts(lits: Sequence[Literal]) -> ctypes.Array[ctypes.c_void_p]:
     return (z3.Ast * len(lits))(*(_ast(lit).as_ast() for lit in lits))
 
 
+def z3_version() -> str:
+    """The version of the Z3 library in use, for benchmark reports."""
+    return str(z3.get_version_string())
+
+
 class PbSolver:
     """An incremental solver: assert cardinality constraints, then ask under assumptions.
 

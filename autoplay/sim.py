@@ -9,6 +9,7 @@ so a seed replays a game exactly.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import Literal
 
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, Board, Cell, WRONG_FLAG
@@ -40,6 +41,14 @@ class SimGame:
         self._mine_at: list[bool] | None = None
         self._hidden_safe = width * height - mines
         self.outcome: Outcome = "playing"
+
+    @classmethod
+    def with_layout(cls, width: int, height: int, layout: Iterable[Cell]) -> SimGame:
+        """A game whose mines are given rather than drawn: to replay a known board."""
+        mines = set(layout)
+        game = cls(width, height, len(mines), rng=random.Random(0))
+        game._mine_at = [cell in mines for cell in game._empty.cells()]
+        return game
 
     @property
     def layout(self) -> frozenset[Cell] | None:
