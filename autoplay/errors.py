@@ -27,3 +27,26 @@ class ImpossibleCount(BoardFormatError, InconsistentBoard):
     def __init__(self, message: str, board: object) -> None:
         super().__init__(message)
         self.board = board
+
+
+class UnreadableImage(AutoplayError):
+    """A file that is not an image, or a damaged or truncated one."""
+
+
+class NoBoardFound(AutoplayError):
+    """An image in which no Minesweeper board of a known skin could be found."""
+
+
+class UnknownCells(AutoplayError):
+    """A board read from an image with cells no template matched, so it is not deduced.
+
+    ``reading`` is the :class:`~autoplay.vision.Reading`, with those cells listed.
+    """
+
+    def __init__(self, message: str, reading: object) -> None:
+        super().__init__(message)
+        self.reading = reading
+
+
+class SkinError(AutoplayError):
+    """A skin that is not installed, cannot be loaded, or cannot be learned."""

@@ -1,0 +1,893 @@
+"""Reading a Minesweeper board from pixels: skins, the cell lattice, and template matching.
+
+Pure: images come in as numpy arrays (BGR, the way OpenCV decodes files and mss grabs the
+screen once its alpha channel is dropped); nothing here captures or clicks. The steps:
+
+1. :func:`locate_board` finds the lattice of cells (origin, pitch, rows, columns) in a
+   cropped board, a game window or a whole desktop, at the skin's own scale or another
+   one (a screenshot taken at 125% or 200%);
+2. :func:`read_board` matches every cell against the skin's templates and returns a
+   :class:`Reading`: the :class:`~autoplay.board.Board`, and the cells it could not match
+   with confidence, which are reported and never guessed;
+3. :func:`read_screenshot` does both, trying every installed skin unless one is named.
+
+Every comparison is made at one small resolution (:data:`CELL_SIZE` pixels a side): the
+templates and the cells of the image are both resampled to it, so templates follow the
+pitch found in the image and a rescaled screenshot compares like the original.
+
+A skin is a folder: one PNG per cell appearance, named by what it shows (``unopened``,
+``0``-``8``, ``flag``, ``mine``, ``exploded``, ``wrong-flag``, ``question``, with ``-2``,
+``-3``... for other looks of the same thing), and ``skin.json`` holding the cell pitch the
+images were cut at. :func:`learn_skin` makes one from screenshots and their true boards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import platformdirs
+
+from autoplay.board import (EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell,
+                            state_char)
+from autoplay.errors import NoBoardFound, SkinError, UnreadableImage
+
+Image = npt.NDArray[np.uint8]
+"""A picture: height x width x 3, BGR."""
+_Floats = npt.NDArray[np.float32]
+
+CELL_SIZE = 16
+"""Side, in pixels, at which cells and templates are compared."""
+MAX_DISTANCE = 40.0
+"""A cell whose closest template differs by more than this (root-mean-square, 0-255 per
+channel) is not recognised."""
+MARGIN = 0.6
+"""A cell is recognised only when its closest template is this many times closer than the
+closest template of any other state: a cell half-way between two looks is reported."""
+
+STATE_OF_LABEL: dict[str, int] = {
+    "unopened": UNKNOWN, "question": UNKNOWN, "flag": FLAG, "mine": MINE,
+    "exploded": EXPLODED, "wrong-flag": WRONG_FLAG, **{str(n): n for n in range(9)},
+}
+"""What each template name means; a question mark is read as an unopened cell."""
+_LABEL_OF_STATE = {UNKNOWN: "unopened", FLAG: "flag", MINE: "mine", EXPLODED: "exploded",
+                   WRONG_FLAG: "wrong-flag", **{n: str(n) for n in range(9)}}
+_TEMPLATE_NAME = re.compile(r"(?P<label>[a-z0-9-]+?)(?:-(?P<variant>\d+))?\.png$")
+
+SKINS_ENV = "AUTOPLAY_SKINS"
+"""Environment variable naming the folder of learned skins (for tests and portable set-ups)."""
+SHIPPED_SKINS = Path(__file__).resolve().parent.parent / "templates"
+"""The skins that come with autoplay (the project is installed editable)."""
+
+
+def learned_skins_dir() -> Path:
+    """Where ``autoplay skin learn`` saves skins: ``$AUTOPLAY_SKINS``, or the user data dir."""
+    return Path(os.environ.get(SKINS_ENV) or
+                Path(platformdirs.user_data_dir("autoplay")) / "skins")
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    """Where a board's cells are in an image: cell (r, c) starts at
+    ``(left + c * pitch_x, top + r * pitch_y)`` and is one pitch wide and high."""
+
+    left: float
+    top: float
+    pitch_x: float
+    pitch_y: float
+    rows: int
+    cols: int
+
+    def centre(self, cell: Cell) -> tuple[float, float]:
+        """The middle of ``cell``, in image pixels: where to click it."""
+        return (self.left + (cell.col + 0.5) * self.pitch_x,
+                self.top + (cell.row + 0.5) * self.pitch_y)
+
+    def box(self) -> tuple[int, int, int, int]:
+        """The board's pixel rectangle, rounded: (x0, y0, x1, y1)."""
+        return (round(self.left), round(self.top), round(self.left + self.cols * self.pitch_x),
+                round(self.top + self.rows * self.pitch_y))
+
+    def cell_box(self, cell: Cell) -> tuple[int, int, int, int]:
+        """The rectangle of one cell, rounded: (x0, y0, x1, y1)."""
+        x, y = self.left + cell.col * self.pitch_x, self.top + cell.row * self.pitch_y
+        return round(x), round(y), round(x + self.pitch_x), round(y + self.pitch_y)
+
+    def moved(self, dx: float = 0.0, dy: float = 0.0) -> Geometry:
+        """The same lattice shifted by (dx, dy) pixels."""
+        return Geometry(self.left + dx, self.top + dy, self.pitch_x, self.pitch_y,
+                        self.rows, self.cols)
+
+    def cropped(self, top: int, left: int, bottom: int, right: int) -> Geometry:
+        """The lattice with rows/columns added (positive) or removed (negative) at each side."""
+        return Geometry(self.left - left * self.pitch_x, self.top - top * self.pitch_y,
+                        self.pitch_x, self.pitch_y, self.rows + top + bottom,
+                        self.cols + left + right)
+
+    def fits(self, image: Image) -> bool:
+        """True when every cell lies inside the image."""
+        x0, y0, x1, y1 = self.box()
+        return (x0 >= 0 and y0 >= 0 and x1 <= image.shape[1] and y1 <= image.shape[0]
+                and self.rows > 0 and self.cols > 0)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Template:
+    """One look of one cell state, as cut from a screenshot at the skin's own scale."""
+
+    label: str
+    """A key of :data:`STATE_OF_LABEL`."""
+    image: Image
+
+    @property
+    def state(self) -> int:
+        """The board state this template stands for."""
+        return STATE_OF_LABEL[self.label]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Skin:
+    """The look of one game: its cell templates and the pitch they were cut at."""
+
+    name: str
+    pitch: tuple[float, float]
+    """Width and height of a cell, in pixels of the screenshots the templates come from."""
+    templates: tuple[Template, ...]
+    features: _Floats = field(init=False, repr=False)
+    """Every template at :data:`CELL_SIZE`, one row each, for matching."""
+    states: npt.NDArray[np.int64] = field(init=False, repr=False)
+    """The state of each template row."""
+    coarse: tuple[Image, ...] = field(init=False, repr=False)
+    """A few distinct grey templates at the coarse search's size, of the commonest cells."""
+
+    def __post_init__(self) -> None:
+        if not self.templates:
+            raise SkinError(f"skin {self.name!r} has no templates")
+        features = np.stack([_resample(t.image, 1, 1).ravel() for t in self.templates])
+        object.__setattr__(self, "features", features.astype(np.float32))
+        object.__setattr__(self, "states", np.array([t.state for t in self.templates]))
+        coarse: list[Image] = []
+        for template in sorted(self.templates, key=lambda t: _SEED_ORDER.get(t.state, 9)):
+            grey = cv2.cvtColor(template.image, cv2.COLOR_BGR2GRAY)
+            small = cv2.resize(grey, (_COARSE, _COARSE), interpolation=cv2.INTER_AREA)
+            if len(coarse) < _SEED_TEMPLATES and all(_rms(small, c) > 4.0 for c in coarse):
+                coarse.append(small)
+        object.__setattr__(self, "coarse", tuple(coarse))
+
+    @classmethod
+    def load(cls, directory: Path) -> Skin:
+        """Load a skin folder (``skin.json`` and the template PNGs).
+
+        :raises SkinError: when the folder is not a skin or a template cannot be read.
+        """
+        try:
+            meta = json.loads((directory / "skin.json").read_text(encoding="utf-8"))
+            pitch = (float(meta["pitch"][0]), float(meta["pitch"][1]))
+        except (OSError, ValueError, KeyError, IndexError, TypeError) as error:
+            raise SkinError(f"{directory} is not a skin: no readable skin.json ({error})"
+                            ) from None
+        templates = []
+        for path in sorted(directory.glob("*.png")):
+            match = _TEMPLATE_NAME.fullmatch(path.name)
+            if not match or match["label"] not in STATE_OF_LABEL:
+                raise SkinError(f"{path}: not a template name (expected e.g. 'unopened.png', "
+                                f"'3.png', 'flag-2.png')")
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                raise SkinError(f"{path}: cannot read this image")
+            templates.append(Template(match["label"], image))
+        return cls(directory.name, pitch, tuple(templates))
+
+    def save(self, directory: Path) -> None:
+        """Write the skin as a folder that :meth:`load` reads back."""
+        directory.mkdir(parents=True, exist_ok=True)
+        counts: dict[str, int] = {}
+        for template in self.templates:
+            counts[template.label] = counts.get(template.label, 0) + 1
+            suffix = "" if counts[template.label] == 1 else f"-{counts[template.label]}"
+            cv2.imwrite(str(directory / f"{template.label}{suffix}.png"), template.image)
+        meta = {"name": self.name, "pitch": list(self.pitch),
+                "labels": sorted(counts, key=lambda label: STATE_OF_LABEL[label])}
+        (directory / "skin.json").write_text(json.dumps(meta, indent=2) + "\n",
+                                             encoding="utf-8")
+
+    def labels(self) -> list[str]:
+        """The distinct template names, in a stable order."""
+        return sorted({t.label for t in self.templates})
+
+
+def skin_folders() -> dict[str, Path]:
+    """Every installed skin by name: the shipped ones, then the learned ones (a learned skin
+    with a shipped skin's name replaces it)."""
+    folders: dict[str, Path] = {}
+    for root in (SHIPPED_SKINS, learned_skins_dir()):
+        if root.is_dir():
+            for folder in sorted(root.iterdir()):
+                if (folder / "skin.json").is_file():
+                    folders[folder.name] = folder
+    return folders
+
+
+def load_skins(name: str | None = None) -> list[Skin]:
+    """The installed skins, or only the one called ``name``.
+
+    :raises SkinError: when no skin is installed, or none is called ``name``.
+    """
+    folders = skin_folders()
+    if name is not None:
+        if name not in folders:
+            known = ", ".join(folders) or "none"
+            raise SkinError(f"no skin called {name!r} (installed: {known})")
+        return [Skin.load(folders[name])]
+    if not folders:
+        raise SkinError(f"no skins installed (looked in {SHIPPED_SKINS} and "
+                        f"{learned_skins_dir()})")
+    return [Skin.load(folder) for folder in folders.values()]
+
+
+@dataclass(frozen=True, slots=True)
+class Unrecognized:
+    """A cell no template matches with confidence, and the template that came closest."""
+
+    cell: Cell
+    closest: str
+    """The label of the closest template."""
+    distance: float
+    """How far it is (root-mean-square difference, 0-255)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What was read off an image: the board, and how sure the reader is of it.
+
+    In ``board``, an unrecognised cell is unopened: the only choice that keeps deductions
+    sound, since a cell taken as unopened only loses what it says.
+    """
+
+    board: Board
+    geometry: Geometry
+    skin: str
+    unrecognized: tuple[Unrecognized, ...] = ()
+
+    def is_complete(self) -> bool:
+        """True when every cell was recognised."""
+        return not self.unrecognized
+
+    def text(self) -> str:
+        """The board as text, with '?' where a cell was not recognised."""
+        rows = [list(row) for row in str(self.board.with_mines(None)).splitlines()]
+        for item in self.unrecognized:
+            rows[item.cell.row][item.cell.col] = "?"
+        return "\n".join("".join(row) for row in rows)
+
+
+# --- Images ------------------------------------------------------------------------------
+
+_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"BM", b"GIF87a", b"GIF89a", b"II*\x00",
+          b"MM\x00*")
+
+
+def is_image(data: bytes) -> bool:
+    """True when ``data`` starts like an image file (PNG, JPEG, BMP, GIF, TIFF or WebP).
+
+    >>> is_image(b"\\x89PNG\\r\\n\\x1a\\n...") , is_image(b"..1\\n.F1\\n")
+    (True, False)
+    """
+    return data.startswith(_MAGIC) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")
+
+
+def decode_image(data: bytes, name: str = "image") -> Image:
+    """Decode an image file's bytes into a BGR array.
+
+    :raises UnreadableImage: when the bytes are not an image, or a damaged or cut-short one.
+    """
+    if not is_image(data):
+        raise UnreadableImage(f"{name} is not an image (not PNG, JPEG, BMP, GIF, TIFF or "
+                              f"WebP data)")
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    try:
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    finally:
+        cv2.utils.logging.setLogLevel(level)
+    if image is None:
+        raise UnreadableImage(f"{name} is a damaged or truncated image")
+    return np.ascontiguousarray(image)
+
+
+def as_bgr(image: npt.NDArray[np.uint8]) -> Image:
+    """A BGR copy-free view of a grey, BGR or BGRA (mss) image."""
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim == 3 and image.shape[2] == 4:
+        return np.ascontiguousarray(image[:, :, :3])
+    if image.ndim == 3 and image.shape[2] == 3:
+        return image
+    raise ValueError(f"expected a grey, BGR or BGRA image, got shape {image.shape}")
+
+
+# --- Matching ----------------------------------------------------------------------------
+
+def _rms(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> float:
+    return float(np.sqrt(np.mean((a.astype(np.float32) - b.astype(np.float32)) ** 2)))
+
+
+def _resample(image: Image, rows: int, cols: int) -> Image:
+    """Resize a block of rows x cols cells so that every cell is CELL_SIZE a side."""
+    size = (cols * CELL_SIZE, rows * CELL_SIZE)
+    shrinking = image.shape[1] >= size[0] and image.shape[0] >= size[1]
+    return cv2.resize(image, size,
+                      interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR)
+
+
+def cell_features(image: Image, geometry: Geometry) -> _Floats:
+    """Every cell of the lattice at CELL_SIZE, one row per cell, row-major.
+
+    :raises ValueError: if the lattice goes outside the image.
+    """
+    if not geometry.fits(image):
+        raise ValueError(f"{geometry} goes outside the {image.shape[1]}x{image.shape[0]} image")
+    x0, y0, x1, y1 = geometry.box()
+    block = _resample(image[y0:y1, x0:x1], geometry.rows, geometry.cols)
+    cells = block.reshape(geometry.rows, CELL_SIZE, geometry.cols, CELL_SIZE, 3)
+    return cells.transpose(0, 2, 1, 3, 4).reshape(geometry.rows * geometry.cols, -1).astype(
+        np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class _Match:
+    """Per cell: the closest template, its distance, and the closest of another state."""
+
+    best: npt.NDArray[np.intp]
+    distance: _Floats
+    rival: _Floats
+
+    def recognised(self) -> npt.NDArray[np.bool_]:
+        return (self.distance <= MAX_DISTANCE) & (self.distance <= MARGIN * self.rival)
+
+
+def _distances(features: _Floats, skin: Skin) -> _Floats:
+    """Root-mean-square distance from every cell (row) to every template (column)."""
+    templates = skin.features
+    squared = ((features * features).sum(axis=1)[:, None]
+               + (templates * templates).sum(axis=1)[None, :]
+               - 2.0 * features @ templates.T)
+    return np.sqrt(np.maximum(squared, 0.0) / features.shape[1])
+
+
+def _match(features: _Floats, skin: Skin) -> _Match:
+    """Each cell's closest template, its distance, and the closest of another state."""
+    distances = _distances(features, skin)
+    best = np.argmin(distances, axis=1)
+    distance = distances[np.arange(len(best)), best]
+    other = skin.states[None, :] != skin.states[best][:, None]
+    rival = np.where(other, distances, np.inf).min(axis=1)
+    return _Match(best, distance.astype(np.float32), rival.astype(np.float32))
+
+
+def read_board(image: Image, geometry: Geometry, skin: Skin) -> Reading:
+    """Read every cell of ``geometry`` by matching it against the skin's templates.
+
+    A cell whose closest template is too far, or barely closer than a template of another
+    state, is listed in :attr:`Reading.unrecognized` (and unopened in the board).
+
+    :raises ValueError: if the lattice goes outside the image.
+    """
+    image = as_bgr(image)
+    match = _match(cell_features(image, geometry), skin)
+    recognised = match.recognised()
+    states = tuple(int(skin.states[i]) if ok else UNKNOWN
+                   for i, ok in zip(match.best, recognised))
+    unrecognized = tuple(
+        Unrecognized(Cell(*divmod(index, geometry.cols)), skin.templates[match.best[index]].label,
+                     round(float(match.distance[index]), 1))
+        for index in np.flatnonzero(~recognised))
+    return Reading(Board(geometry.cols, geometry.rows, states), geometry, skin.name,
+                   unrecognized)
+
+
+# --- Finding the lattice -----------------------------------------------------------------
+
+_COARSE = 6
+"""Cell side in the coarse search: the image is shrunk so that a cell is this big."""
+_SEED_TEMPLATES = 4
+_SEED_ORDER = {UNKNOWN: 0, 0: 1, FLAG: 2}
+"""The coarse search looks for a few templates only, covered and empty cells first: every
+board has many of those (or flags), and the lattice they give is then read in full."""
+_SEED_DISTANCE = 24.0
+"""In the coarse search, a spot this close to a grey template may be a cell..."""
+_SEED_CONTRAST = 12.0
+"""... if spots a few pixels away are this much further: a plain area matches a plain
+template equally well everywhere, a cell only where it is."""
+_SCALES = tuple(float(s) for s in np.geomspace(0.4, 3.2, 31))
+"""Screen scales tried after the skin's own, about 7% apart: the fit from the seeds makes up
+the rest."""
+_MIN_SHARE = 0.5
+"""An edge row or column belongs to the board when this share of its cells is recognised."""
+_MIN_CELLS = 4
+_REACH = 3
+"""How many rows and columns beyond its edges a lattice is read to look for more board."""
+_EXACT = 8.0
+"""A board whose cells are all this close to their templates is at the skin's own scale."""
+_TRIED_LATTICES = 2
+"""How many rough lattices of a scale, the biggest, are tried."""
+_SETTLED = 4
+"""How many rough lattices of the whole ladder are settled: those whose recognised cells
+cover the most area before settling."""
+_MIN_RECOGNISED = 0.75
+"""A lattice is a board only when this share of its cells is recognised."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    geometry: Geometry
+    recognised: int
+    distance: float
+    """Mean distance of the cells to their closest templates."""
+
+
+def locate_board(image: Image, skin: Skin) -> Geometry:
+    """Find the skin's board in an image: a cropped board, a window, or a whole screen.
+
+    The skin's own scale is tried first; when it finds no board whose every cell it
+    recognises, other scales are tried and the best board found wins.
+
+    :raises NoBoardFound: when no lattice of the skin's cells is found.
+    """
+    found = _find(as_bgr(image), skin)
+    if found is None:
+        raise NoBoardFound(f"no {skin.name} board found in the "
+                           f"{image.shape[1]}x{image.shape[0]} image")
+    return found.geometry
+
+
+def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
+    """Locate and read a board, with whichever of ``skins`` matches it best.
+
+    :raises NoBoardFound: when none of the skins finds a board.
+    """
+    image = as_bgr(image)
+    found = [(candidate, skin) for skin in skins
+             if (candidate := _find(image, skin)) is not None]
+    if not found:
+        names = ", ".join(skin.name for skin in skins)
+        raise NoBoardFound(f"no Minesweeper board found in the {image.shape[1]}x"
+                           f"{image.shape[0]} image (skins tried: {names})")
+    candidate, skin = max(found, key=lambda pair: _rank(pair[0]))
+    return read_board(image, candidate.geometry, skin)
+
+
+def _rank(candidate: _Candidate) -> float:
+    """Better boards cover more of the image with recognised cells (a lattice of half the
+    pitch on a board can hold more cells, but never more area), matched more closely."""
+    geometry = candidate.geometry
+    return (candidate.recognised * geometry.pitch_x * geometry.pitch_y
+            * (1 - candidate.distance / MAX_DISTANCE))
+
+
+def _find(image: Image, skin: Skin) -> _Candidate | None:
+    """The best board of this skin in the image, or None.
+
+    A board at the skin's own scale matches almost exactly, and is taken at once. Else the
+    coarse search runs at every scale of the ladder; its rough lattices are read as they
+    are, and only those whose recognised cells cover the most area are settled.
+    """
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    native = _best(image, skin, _seed_lattices(grey, skin, 1.0))
+    if (native is not None and native.recognised == native.geometry.rows * native.geometry.cols
+            and native.distance < _EXACT):
+        return native
+    rough = [geometry for scale in _SCALES for _, geometry in _seed_lattices(grey, skin, scale)]
+    rough.sort(key=lambda geometry: _rough_area(image, skin, geometry), reverse=True)
+    settled = [_settle(image, skin, geometry) for geometry in rough[:_SETTLED]]
+    return max((c for c in [native, *settled] if c is not None), key=_rank, default=None)
+
+
+def _rough_area(image: Image, skin: Skin, geometry: Geometry) -> float:
+    """The area of the cells of a rough lattice recognised as it is."""
+    clipped = _clip(geometry, image)
+    if clipped is None:
+        return 0.0
+    recognised = _match(cell_features(image, clipped), skin).recognised().sum()
+    return float(recognised) * clipped.pitch_x * clipped.pitch_y
+
+
+def _best(image: Image, skin: Skin, lattices: list[tuple[int, Geometry]]
+          ) -> _Candidate | None:
+    """The best board settled from the biggest rough lattices of one scale."""
+    settled = [_settle(image, skin, geometry) for _, geometry in lattices[:_TRIED_LATTICES]]
+    return max((c for c in settled if c is not None), key=_rank, default=None)
+
+
+def _seed_lattices(grey: Image, skin: Skin, scale: float) -> list[tuple[int, Geometry]]:
+    """Rough lattices at one scale, with their numbers of seeds, biggest first, from a
+    search on a shrunk grey image.
+
+    The image is shrunk so that a cell of this scale is ``_COARSE`` pixels a side; every
+    spot close to a template is a seed; the seeds that share the most common position
+    modulo the cell size form a grid, and each connected group of it is a lattice, fitted
+    to its seeds' positions (which corrects the pitch of an approximate scale).
+    """
+    fx = _COARSE / (skin.pitch[0] * scale)
+    fy = _COARSE / (skin.pitch[1] * scale)
+    height, width = round(grey.shape[0] * fy), round(grey.shape[1] * fx)
+    if height < 2 * _COARSE or width < 2 * _COARSE:
+        return []
+    small = cv2.resize(grey, (width, height),
+                       interpolation=cv2.INTER_AREA if fx < 1 else cv2.INTER_LINEAR)
+    distance: _Floats | None = None
+    for template in skin.coarse:
+        result = cv2.matchTemplate(small, template, cv2.TM_SQDIFF)
+        distance = result if distance is None else np.minimum(distance, result)
+    assert distance is not None
+    distance /= _COARSE * _COARSE
+    ring = np.ones((3, 3), np.uint8)
+    ring[1, 1] = 0
+    lowest_around = cv2.erode(distance, ring)  # the centre must be strictly lowest: an
+    highest = cv2.dilate(distance, np.ones((_COARSE - 1, _COARSE - 1), np.uint8))  # edge
+    ys, xs = np.nonzero((distance < lowest_around) & (distance < _SEED_DISTANCE ** 2)  # ties
+                        & (highest - distance > _SEED_CONTRAST ** 2))  # along its length
+    if len(xs) < _MIN_CELLS:
+        return []
+    votes = np.zeros((_COARSE, _COARSE), np.float32)
+    np.add.at(votes, (ys % _COARSE, xs % _COARSE), 1.0)
+    spread = sum(np.roll(votes, (dy, dx), axis=(0, 1)) for dy in (-1, 0, 1) for dx in (-1, 0, 1))
+    phase_y, phase_x = np.unravel_index(int(np.argmax(spread)), spread.shape)
+    off_x = (xs - phase_x + _COARSE // 2) % _COARSE - _COARSE // 2
+    off_y = (ys - phase_y + _COARSE // 2) % _COARSE - _COARSE // 2
+    keep = (np.abs(off_x) <= 1) & (np.abs(off_y) <= 1)
+    xs, ys = xs[keep], ys[keep]
+    cols, rows = (xs - off_x[keep]) // _COARSE, (ys - off_y[keep]) // _COARSE
+    occupied = np.zeros((rows.max() + 1, cols.max() + 1), np.uint8)
+    occupied[rows, cols] = 1
+    count, labels = cv2.connectedComponents(cv2.dilate(occupied, np.ones((3, 3), np.uint8)))
+    groups = [np.flatnonzero(labels[rows, cols] == label) for label in range(1, count)]
+    lattices = []
+    for group in sorted(groups, key=len, reverse=True)[:_TRIED_LATTICES]:
+        if len(group) < _MIN_CELLS:
+            break
+        x_full = (xs[group] + _subpixel(distance, ys[group], xs[group], axis=1)) / fx
+        y_full = (ys[group] + _subpixel(distance, ys[group], xs[group], axis=0)) / fy
+        left, pitch_x = _fit(cols[group], x_full, _COARSE / fx)
+        top, pitch_y = _fit(rows[group], y_full, _COARSE / fy)
+        c0, r0 = int(cols[group].min()), int(rows[group].min())
+        lattices.append((len(group), Geometry(
+            left + c0 * pitch_x, top + r0 * pitch_y, pitch_x, pitch_y,
+            int(rows[group].max()) - r0 + 1, int(cols[group].max()) - c0 + 1)))
+    return lattices
+
+
+def _subpixel(distance: _Floats, ys: npt.NDArray[np.intp], xs: npt.NDArray[np.intp],
+              axis: int) -> _Floats:
+    """Where between pixels each minimum lies along one axis (a parabola through three)."""
+    step = (0, 1) if axis == 1 else (1, 0)
+    limit_y, limit_x = distance.shape[0] - 1, distance.shape[1] - 1
+    before = distance[np.clip(ys - step[1], 0, limit_y), np.clip(xs - step[0], 0, limit_x)]
+    centre = distance[ys, xs]
+    after = distance[np.clip(ys + step[1], 0, limit_y), np.clip(xs + step[0], 0, limit_x)]
+    curve = before - 2 * centre + after
+    safe = np.where(curve > 1e-6, curve, 1.0)
+    return np.where(curve > 1e-6, np.clip((before - after) / (2 * safe), -0.5, 0.5), 0.0)
+
+
+def _vertex(before: float, centre: float, after: float) -> float:
+    """Where between -0.5 and 0.5 the parabola through three neighbouring values is lowest."""
+    curve = before - 2 * centre + after
+    return float(np.clip((before - after) / (2 * curve), -0.5, 0.5)) if curve > 1e-6 else 0.0
+
+
+def _fit(index: npt.NDArray[np.intp], position: npt.NDArray[np.floating[Any]], pitch: float
+         ) -> tuple[float, float]:
+    """Origin and pitch of ``position = origin + index * pitch``, robustly: the median of
+    the slopes between pairs (Theil-Sen), so stray matches do not bend the lattice. The
+    given pitch is kept when the positions span too few cells to measure it, or disagree
+    with it by more than a tenth."""
+    slope = pitch
+    if np.ptp(index) >= 2:
+        i, j = np.triu_indices(len(index), k=1)
+        apart = index[j] != index[i]
+        slopes = (position[j] - position[i])[apart] / (index[j] - index[i])[apart]
+        measured = float(np.median(slopes))
+        if abs(measured / pitch - 1) < 0.1:
+            slope = measured
+    return float(np.median(position - index * slope)), slope
+
+
+def _settle(image: Image, skin: Skin, geometry: Geometry) -> _Candidate | None:
+    """Make a rough lattice exact on the full image, and find the board's edges.
+
+    The lattice is fitted to where its cells match their templates best; then, on the
+    lattice extended by a few cells each way, its edges move in while the edge row or
+    column is mostly unrecognised, and out while the one beyond is mostly recognised.
+    Fitting again on the bigger board refines the pitch; this repeats until the edges
+    stay. None when what is left is no board.
+    """
+    for _ in range(64):
+        clipped = _clip(geometry, image)
+        aligned = None if clipped is None else _align(image, skin, clipped)
+        aligned = None if aligned is None else _clip(aligned, image)
+        if aligned is None:
+            return None
+        reach = _REACH
+        grown = _clip(aligned.cropped(reach, reach, reach, reach), image)
+        assert grown is not None
+        recognised = _match(cell_features(image, grown), skin).recognised().reshape(
+            grown.rows, grown.cols)
+        top = min(max(round((aligned.top - grown.top) / grown.pitch_y), 0), grown.rows - 1)
+        left = min(max(round((aligned.left - grown.left) / grown.pitch_x), 0), grown.cols - 1)
+        edges = _edges(recognised, top, left, min(top + aligned.rows, grown.rows),
+                       min(left + aligned.cols, grown.cols))
+        if edges is None:
+            return None
+        settled = grown.cropped(-edges[0], -edges[1], edges[2] - grown.rows,
+                                edges[3] - grown.cols)
+        if (settled.rows, settled.cols) == (aligned.rows, aligned.cols) and abs(
+                settled.left - aligned.left) < aligned.pitch_x / 2 and abs(
+                settled.top - aligned.top) < aligned.pitch_y / 2:
+            geometry = aligned
+            break
+        geometry = settled
+    match = _match(cell_features(image, geometry), skin)
+    recognised_count = int(match.recognised().sum())
+    cells = geometry.rows * geometry.cols
+    if (geometry.rows < 2 or geometry.cols < 2
+            or recognised_count < max(_MIN_CELLS, _MIN_RECOGNISED * cells)
+            or not _is_lattice(image, skin, geometry, match)):
+        return None
+    return _Candidate(geometry, recognised_count, float(match.distance.mean()))
+
+
+def _edges(recognised: npt.NDArray[np.bool_], top: int, left: int, bottom: int, right: int
+           ) -> tuple[int, int, int, int] | None:
+    """Move the edges of the block [top:bottom, left:right] of a recognition map: in while
+    an edge line is mostly unrecognised, then out while the line beyond is mostly
+    recognised. None when nothing is left."""
+    def share(side: str) -> float:
+        line = {"top": recognised[top, left:right], "bottom": recognised[bottom - 1, left:right],
+                "left": recognised[top:bottom, left], "right": recognised[top:bottom, right - 1]
+                }[side]
+        return float(line.mean())
+
+    shrinking = True
+    while shrinking and top < bottom and left < right:
+        shrinking = False
+        for side in ("top", "bottom", "left", "right"):
+            if top < bottom and left < right and share(side) < _MIN_SHARE:
+                shrinking = True
+                top, bottom, left, right = (top + (side == "top"), bottom - (side == "bottom"),
+                                            left + (side == "left"), right - (side == "right"))
+    if top >= bottom or left >= right:
+        return None
+    growing = True
+    while growing:
+        growing = False
+        for side in ("top", "bottom", "left", "right"):
+            beyond = {"top": (top - 1, bottom, left, right), "bottom": (top, bottom + 1, left, right),
+                      "left": (top, bottom, left - 1, right), "right": (top, bottom, left, right + 1)
+                      }[side]
+            if (beyond[0] < 0 or beyond[1] > recognised.shape[0] or beyond[2] < 0
+                    or beyond[3] > recognised.shape[1]):
+                continue
+            saved = top, bottom, left, right
+            top, bottom, left, right = beyond
+            if share(side) >= _MIN_SHARE:
+                growing = True
+            else:
+                top, bottom, left, right = saved
+    return top, left, bottom, right
+
+
+def _align(image: Image, skin: Skin, geometry: Geometry, most: int = 24) -> Geometry | None:
+    """Fit origin and pitch to where recognised cells match their templates best.
+
+    Each cell's two closest templates (scaled to the pitch) are matched a fifth of a
+    cell around it; the best position wins. Trying more than the closest matters: on a
+    lattice a few pixels off, a covered cell can look most like an opened one (a cell
+    that already matches almost exactly needs no second try). Up to
+    ``most`` cells spread over the board are used; None when fewer than ``_MIN_CELLS`` are
+    recognised.
+    """
+    features = cell_features(image, geometry)
+    match = _match(features, skin)
+    chosen = np.flatnonzero(match.recognised())
+    if len(chosen) < _MIN_CELLS:
+        return None
+    chosen = chosen[np.linspace(0, len(chosen) - 1, min(most, len(chosen))).round().astype(int)]
+    closest = np.argsort(_distances(features[chosen], skin), axis=1)[:, :2]
+    exact = match.distance[chosen] < _EXACT
+    width, height = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
+    reach = max(2, round(0.2 * max(geometry.pitch_x, geometry.pitch_y)))
+    scaled: dict[int, Image] = {}
+    rows, cols, xs, ys = [], [], [], []
+    for index, candidates, is_exact in zip(chosen, closest, exact):
+        row, col = divmod(int(index), geometry.cols)
+        x0, y0, _, _ = geometry.cell_box(Cell(row, col))
+        wx0, wy0 = max(0, x0 - reach), max(0, y0 - reach)
+        window = image[wy0:y0 + height + reach, wx0:x0 + width + reach]
+        if window.shape[0] < height or window.shape[1] < width:
+            continue
+        results = []
+        for best in map(int, candidates[:1] if is_exact else candidates):
+            if best not in scaled:
+                source = skin.templates[best].image
+                scaled[best] = cv2.resize(source, (width, height), interpolation=(
+                    cv2.INTER_AREA if source.shape[1] > width else cv2.INTER_LINEAR))
+            results.append(cv2.matchTemplate(window, scaled[best], cv2.TM_SQDIFF))
+        result = min(results, key=lambda r: float(r.min()))
+        y, x = np.unravel_index(int(np.argmin(result)), result.shape)
+        rows.append(row)
+        cols.append(col)
+        xs.append(wx0 + x + _vertex(result[y, max(x - 1, 0)], result[y, x],
+                                    result[y, min(x + 1, result.shape[1] - 1)]))
+        ys.append(wy0 + y + _vertex(result[max(y - 1, 0), x], result[y, x],
+                                    result[min(y + 1, result.shape[0] - 1), x]))
+    if len(xs) < _MIN_CELLS:
+        return None
+    left, pitch_x = _fit(np.array(cols), np.array(xs), geometry.pitch_x)
+    top, pitch_y = _fit(np.array(rows), np.array(ys), geometry.pitch_y)
+    return Geometry(left, top, pitch_x, pitch_y, geometry.rows, geometry.cols)
+
+
+def _clip(geometry: Geometry, image: Image) -> Geometry | None:
+    """The lattice without the rows and columns that stick out of the image."""
+    height, width = image.shape[:2]
+    left = max(0, -int(np.floor(geometry.left / geometry.pitch_x + 1e-6)))
+    top = max(0, -int(np.floor(geometry.top / geometry.pitch_y + 1e-6)))
+    right = max(0, int(np.ceil((geometry.left + geometry.cols * geometry.pitch_x - width)
+                               / geometry.pitch_x - 1e-6)))
+    bottom = max(0, int(np.ceil((geometry.top + geometry.rows * geometry.pitch_y - height)
+                                / geometry.pitch_y - 1e-6)))
+    clipped = geometry.cropped(-top, -left, -bottom, -right)
+    while clipped.rows > 0 and clipped.cols > 0 and not clipped.fits(image):
+        clipped = clipped.cropped(0, 0, -1, -1)  # rounding at the far edges
+    return clipped if clipped.rows > 0 and clipped.cols > 0 else None
+
+
+def _is_lattice(image: Image, skin: Skin, geometry: Geometry, match: _Match) -> bool:
+    """True when the cells match much worse half a cell away: a plain area or a stripe
+    pattern matches a flat template about as well wherever the lattice is put."""
+    shifted = geometry.moved(geometry.pitch_x / 2, geometry.pitch_y / 2).cropped(0, 0, -1, -1)
+    if shifted.rows < 1 or shifted.cols < 1 or not shifted.fits(image):
+        return True
+    elsewhere = _match(cell_features(image, shifted), skin)
+    return bool(elsewhere.recognised().mean() < 0.5 * match.recognised().mean())
+
+
+# --- Learning a skin ---------------------------------------------------------------------
+
+_VARIANT_DISTANCE = 8.0
+"""Two looks of a state closer than this are kept as one template."""
+
+
+def learn_skin(name: str, examples: Sequence[tuple[Image, Board]]) -> Skin:
+    """Make a skin from screenshots of one game and their true boards.
+
+    For each screenshot the lattice is found from the board's size alone: the pitch and
+    origin whose cells look most alike where the board says they are alike. Then every
+    distinct look of every state becomes a template, cut at the first screenshot's scale.
+
+    :raises NoBoardFound: when no lattice of the board's size fits a screenshot.
+    :raises SkinError: when the boards show too little (only one state) to learn from.
+    """
+    templates: list[Template] = []
+    pitch: tuple[float, float] | None = None
+    for image, board in examples:
+        image = as_bgr(image)
+        if len(set(board.states)) < 2:
+            raise SkinError("a board to learn from must show at least two kinds of cell "
+                            "(say unopened and opened)")
+        geometry = fit_lattice(image, board)
+        pitch = pitch or (geometry.pitch_x, geometry.pitch_y)
+        features = cell_features(image, geometry)
+        for index, state in enumerate(board.states):
+            label = _LABEL_OF_STATE[state]
+            same = [t for t in templates if t.label == label]
+            if all(_rms(_resample(t.image, 1, 1).ravel(), features[index]) > _VARIANT_DISTANCE
+                   for t in same):
+                x0, y0, x1, y1 = geometry.cell_box(board.cell(index))
+                templates.append(Template(label, image[y0:y1, x0:x1].copy()))
+    assert pitch is not None, "no examples"
+    return Skin(name, pitch, tuple(templates))
+
+
+def fit_lattice(image: Image, board: Board) -> Geometry:
+    """Find where a board of known size and contents lies in an image, with no templates.
+
+    Cell edges make the column and row sums of the image's gradient peak once per pitch:
+    the combs of ``cols + 1`` (``rows + 1``) evenly spaced teeth that catch the most of it
+    give candidate pitches and origins (and the origins a cell or two away, since the edge
+    of the window or of the board can fool a comb by one tooth). The candidate whose cells,
+    grouped by the board's states, look most alike wins, after a finer search around it.
+
+    :raises NoBoardFound: when the image is too small for the board.
+    """
+    image = as_bgr(image)
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    across = _combs(np.abs(np.diff(grey, axis=1)).sum(axis=0), board.width)
+    down = _combs(np.abs(np.diff(grey, axis=0)).sum(axis=1), board.height)
+    if not across or not down:
+        raise NoBoardFound(f"a {board.width}x{board.height} board does not fit in the "
+                           f"{image.shape[1]}x{image.shape[0]} image")
+    labels = np.array(board.states)
+    candidates = [Geometry(x0 + i * px, y0 + j * py, px, py, board.height, board.width)
+                  for x0, px in across for y0, py in down
+                  for i in range(-2, 3) for j in range(-2, 3)]
+    best = min(candidates, key=lambda g: _spread(image, g, labels))
+    if _spread(image, best, labels) == np.inf:
+        raise NoBoardFound(f"no {board.width}x{board.height} lattice fits the "
+                           f"{image.shape[1]}x{image.shape[0]} image")
+    for _ in range(3):
+        for axis in ("x", "y"):
+            best = min(_nudges(best, axis), key=lambda g: _spread(image, g, labels))
+    return best
+
+
+def _combs(profile: _Floats, count: int, keep: int = 3) -> list[tuple[float, float]]:
+    """The best (origin, pitch) pairs for ``count`` cells along a gradient profile.
+
+    ``profile[i]`` is the change from pixel i to i + 1, so a cell edge there puts the
+    cell's first pixel at i + 1.
+    """
+    length = len(profile)
+    found: list[tuple[float, float, float]] = []
+    for pitch in np.arange(6.0, length / count + 1e-9, 0.25):
+        origins = np.arange(0, length - count * pitch)
+        if len(origins) == 0:
+            continue
+        teeth = np.rint(origins[:, None] + np.arange(count + 1)[None, :] * pitch).astype(int)
+        scores = profile[np.clip(teeth, 0, length - 1)].sum(axis=1)
+        best = int(np.argmax(scores))
+        found.append((float(scores[best]), float(origins[best]) + 1, float(pitch)))
+    found.sort(reverse=True)
+    return [(origin, pitch) for _, origin, pitch in found[:keep]]
+
+
+def _nudges(geometry: Geometry, axis: str) -> list[Geometry]:
+    """Moves of a whole pixel of the origin and of a pixel across the board of the pitch,
+    along one axis: the lattices the next pixel-exact step can reach."""
+    count = geometry.cols if axis == "x" else geometry.rows
+    moves = []
+    for d_origin in range(-3, 4):
+        for d_pitch in np.arange(-3, 4) / count:
+            if axis == "x":
+                moves.append(Geometry(geometry.left + d_origin, geometry.top,
+                                      geometry.pitch_x + d_pitch, geometry.pitch_y,
+                                      geometry.rows, geometry.cols))
+            else:
+                moves.append(Geometry(geometry.left, geometry.top + d_origin, geometry.pitch_x,
+                                      geometry.pitch_y + d_pitch, geometry.rows, geometry.cols))
+    return moves
+
+
+def _spread(image: Image, geometry: Geometry, labels: npt.NDArray[np.int64]) -> float:
+    """How unalike the cells of each state are (mean squared distance to their state's mean);
+    infinite for a lattice outside the image."""
+    if not geometry.fits(image):
+        return float("inf")
+    features = cell_features(image, geometry)
+    total = 0.0
+    for state in np.unique(labels):
+        group = features[labels == state]
+        total += float(((group - group.mean(axis=0)) ** 2).sum())
+    return total / features.size
+
+
+def describe(reading: Reading) -> str:
+    """The unrecognised cells in words, for an error or a report."""
+    return "; ".join(f"({u.cell.row}, {u.cell.col}) looks most like {u.closest!r} at "
+                     f"distance {u.distance}" for u in reading.unrecognized)
+
+
+def board_chars(reading: Reading) -> list[str]:
+    """The board's rows in the text format (``X`` exploded, ``W`` wrong flag)."""
+    board = reading.board
+    return ["".join(state_char(board[Cell(r, c)]) for c in range(board.width))
+            for r in range(board.height)]
