@@ -202,6 +202,18 @@ class GameWindow:
         xdotool(self.display, "mousemove", "--sync", str(region.left + x), str(region.top + y),
                 "click", "--delay", "0", str(button))
 
+    def place(self, left: int, top: int, *, timeout: float = 5.0) -> None:
+        """Move the window so that its top-left corner is at (left, top) on the screen.
+
+        :raises DesktopError: if it is not there within ``timeout`` seconds.
+        """
+        xdotool(self.display, "windowmove", self.window, str(left), str(top))
+        deadline = time.monotonic() + timeout
+        while (region := self.region()).left != left or region.top != top:
+            if time.monotonic() > deadline:
+                raise DesktopError(f"{self.name} did not move to ({left}, {top})")
+            time.sleep(0.02)
+
     def move(self, x: int, y: int) -> None:
         """Move the pointer to window coordinates (x, y), e.g. off the board before a grab."""
         region = self.region()
@@ -258,12 +270,18 @@ def launch_game(name: str, display: str, args: Sequence[str] = (), *,
 
     :raises DesktopError: if the program is missing or its window does not appear.
     """
-    spec = GAMES[name]
+    return launch(GAMES[name], display, args, settings=settings, timeout=timeout)
+
+
+def launch(spec: GameSpec, display: str, args: Sequence[str] = (), *,
+           settings: Mapping[str, str | int | bool] | None = None,
+           timeout: float = 10.0) -> GameWindow:
+    """Start any program with a window, described by ``spec``, as :func:`launch_game` does."""
     executable = shutil.which(spec.executable,
                               path=os.pathsep.join([os.environ.get("PATH", ""), "/usr/games"]))
     if executable is None:
         raise DesktopError(f"{spec.executable} is not installed (run .ci/setup)")
-    home = tempfile.TemporaryDirectory(prefix=f"autoplay-{name}-")
+    home = tempfile.TemporaryDirectory(prefix=f"autoplay-{spec.executable}-")
     env = _private_environment(Path(home.name), display, settings or {})
     log = Path(home.name) / "output.log"
     with log.open("wb") as output:
@@ -278,14 +296,14 @@ def launch_game(name: str, display: str, args: Sequence[str] = (), *,
         process.wait()
         said = log.read_text("latin-1").strip().splitlines()[-3:]
         home.cleanup()
-        raise DesktopError(f"{error}; {name} exited with {process.returncode}"
+        raise DesktopError(f"{error}; {spec.executable} exited with {process.returncode}"
                            + (f", saying: {' / '.join(said)}" if said else "")) from None
     except BaseException:
         process.kill()
         process.wait()
         home.cleanup()
         raise
-    return GameWindow(name, display, process, window, home)
+    return GameWindow(spec.executable, display, process, window, home)
 
 
 def _private_environment(home: Path, display: str,

@@ -49,9 +49,11 @@ CELL_SIZE = 16
 MAX_DISTANCE = 40.0
 """A cell whose closest template differs by more than this (root-mean-square, 0-255 per
 channel) is not recognised."""
-MARGIN = 0.6
-"""A cell is recognised only when its closest template is this many times closer than the
-closest template of any other state: a cell half-way between two looks is reported."""
+MAX_LEAN = 0.3
+"""Nor is a cell that leans this far towards the closest template of another state: seen on
+the line from its closest template (0) to that one (1), it must lie below this. Only the
+difference between the two looks counts, not the blur a rescaled screenshot adds
+everywhere, so a thin digit on a plain cell stays told apart from the plain cell."""
 
 STATE_OF_LABEL: dict[str, int] = {
     "unopened": UNKNOWN, "question": UNKNOWN, "flag": FLAG, "mine": MINE,
@@ -141,12 +143,16 @@ class Skin:
     pitch: tuple[float, float]
     """Width and height of a cell, in pixels of the screenshots the templates come from."""
     templates: tuple[Template, ...]
+    source: str = ""
+    """Where the templates come from, for a person."""
     features: _Floats = field(init=False, repr=False)
     """Every template at :data:`CELL_SIZE`, one row each, for matching."""
     states: npt.NDArray[np.int64] = field(init=False, repr=False)
     """The state of each template row."""
+    apart: _Floats = field(init=False, repr=False)
+    """How far apart every two templates are."""
     coarse: tuple[Image, ...] = field(init=False, repr=False)
-    """A few distinct grey templates at the coarse search's size, of the commonest cells."""
+    """A few distinct grey templates at the coarse search's size."""
 
     def __post_init__(self) -> None:
         if not self.templates:
@@ -154,12 +160,17 @@ class Skin:
         features = np.stack([_resample(t.image, 1, 1).ravel() for t in self.templates])
         object.__setattr__(self, "features", features.astype(np.float32))
         object.__setattr__(self, "states", np.array([t.state for t in self.templates]))
-        coarse: list[Image] = []
-        for template in sorted(self.templates, key=lambda t: _SEED_ORDER.get(t.state, 9)):
-            grey = cv2.cvtColor(template.image, cv2.COLOR_BGR2GRAY)
-            small = cv2.resize(grey, (_COARSE, _COARSE), interpolation=cv2.INTER_AREA)
-            if len(coarse) < _SEED_TEMPLATES and all(_rms(small, c) > 4.0 for c in coarse):
-                coarse.append(small)
+        object.__setattr__(self, "apart", _distances(self.features, self))
+        smalls = [np.asarray(cv2.resize(cv2.cvtColor(t.image, cv2.COLOR_BGR2GRAY),
+                                        (_COARSE, _COARSE), interpolation=cv2.INTER_AREA),
+                             np.uint8)
+                  for t in sorted(self.templates, key=lambda t: t.state != UNKNOWN)]
+        coarse = [smalls[0]]  # a covered cell, then each time the look least like those chosen
+        while len(coarse) < _SEED_TEMPLATES:
+            far = max(smalls, key=lambda small: min(_rms(small, c) for c in coarse))
+            if min(_rms(far, c) for c in coarse) < 4.0:
+                break
+            coarse.append(far)
         object.__setattr__(self, "coarse", tuple(coarse))
 
     @classmethod
@@ -183,8 +194,8 @@ class Skin:
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is None:
                 raise SkinError(f"{path}: cannot read this image")
-            templates.append(Template(match["label"], image))
-        return cls(directory.name, pitch, tuple(templates))
+            templates.append(Template(match["label"], np.asarray(image, np.uint8)))
+        return cls(directory.name, pitch, tuple(templates), str(meta.get("source", "")))
 
     def save(self, directory: Path) -> None:
         """Write the skin as a folder that :meth:`load` reads back."""
@@ -194,7 +205,7 @@ class Skin:
             counts[template.label] = counts.get(template.label, 0) + 1
             suffix = "" if counts[template.label] == 1 else f"-{counts[template.label]}"
             cv2.imwrite(str(directory / f"{template.label}{suffix}.png"), template.image)
-        meta = {"name": self.name, "pitch": list(self.pitch),
+        meta = {"name": self.name, "pitch": list(self.pitch), "source": self.source,
                 "labels": sorted(counts, key=lambda label: STATE_OF_LABEL[label])}
         (directory / "skin.json").write_text(json.dumps(meta, indent=2) + "\n",
                                              encoding="utf-8")
@@ -303,10 +314,25 @@ def decode_image(data: bytes, name: str = "image") -> Image:
     return np.ascontiguousarray(image)
 
 
+def encode_image(image: Image, name: str) -> bytes:
+    """The bytes of an image file in the format that ``name``'s extension says.
+
+    :raises UnreadableImage: when the extension is not an image format OpenCV writes.
+    """
+    suffix = Path(name).suffix.lower()
+    try:
+        ok, data = cv2.imencode(suffix, image)
+    except cv2.error:
+        ok = False
+    if not ok:
+        raise UnreadableImage(f"cannot write {name}: its name must end in .png, .jpg, .bmp...")
+    return bytes(data)
+
+
 def as_bgr(image: npt.NDArray[np.uint8]) -> Image:
     """A BGR copy-free view of a grey, BGR or BGRA (mss) image."""
     if image.ndim == 2:
-        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        return np.asarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), np.uint8)
     if image.ndim == 3 and image.shape[2] == 4:
         return np.ascontiguousarray(image[:, :, :3])
     if image.ndim == 3 and image.shape[2] == 3:
@@ -324,8 +350,8 @@ def _resample(image: Image, rows: int, cols: int) -> Image:
     """Resize a block of rows x cols cells so that every cell is CELL_SIZE a side."""
     size = (cols * CELL_SIZE, rows * CELL_SIZE)
     shrinking = image.shape[1] >= size[0] and image.shape[0] >= size[1]
-    return cv2.resize(image, size,
-                      interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR)
+    return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA if shrinking
+                                 else cv2.INTER_LINEAR), np.uint8)
 
 
 def cell_features(image: Image, geometry: Geometry) -> _Floats:
@@ -344,33 +370,55 @@ def cell_features(image: Image, geometry: Geometry) -> _Floats:
 
 @dataclass(frozen=True, slots=True)
 class _Match:
-    """Per cell: the closest template, its distance, and the closest of another state."""
+    """Per cell: the closest template, its distance, and how far the cell leans towards
+    the closest template of another state (see :data:`MAX_LEAN`)."""
 
     best: npt.NDArray[np.intp]
     distance: _Floats
-    rival: _Floats
+    lean: _Floats
 
     def recognised(self) -> npt.NDArray[np.bool_]:
-        return (self.distance <= MAX_DISTANCE) & (self.distance <= MARGIN * self.rival)
+        return (self.distance <= MAX_DISTANCE) & (self.lean <= MAX_LEAN)
+
+    def block(self, cols: int, edges: tuple[int, int, int, int]) -> _Match:
+        """The match of the cells [top:bottom, left:right] of a lattice ``cols`` wide."""
+        top, left, bottom, right = edges
+
+        def cut(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+            return values.reshape(-1, cols)[top:bottom, left:right].ravel()
+
+        return _Match(cut(self.best), cut(self.distance), cut(self.lean))
 
 
 def _distances(features: _Floats, skin: Skin) -> _Floats:
     """Root-mean-square distance from every cell (row) to every template (column)."""
     templates = skin.features
-    squared = ((features * features).sum(axis=1)[:, None]
-               + (templates * templates).sum(axis=1)[None, :]
-               - 2.0 * features @ templates.T)
-    return np.sqrt(np.maximum(squared, 0.0) / features.shape[1])
+    # OpenCV's product, not numpy's: OpenBLAS threads stall for milliseconds on a busy machine.
+    products = np.asarray(cv2.gemm(features, templates, -2.0, None,  # type: ignore[call-overload]
+                                   0.0, flags=cv2.GEMM_2_T), np.float32)
+    squared = (np.einsum("ij,ij->i", features, features)[:, None] + products
+               + np.einsum("ij,ij->i", templates, templates)[None, :])
+    distances: _Floats = np.sqrt(np.maximum(squared, 0.0) / features.shape[1]).astype(np.float32)
+    return distances
 
 
 def _match(features: _Floats, skin: Skin) -> _Match:
-    """Each cell's closest template, its distance, and the closest of another state."""
+    """Each cell's closest template, its distance, and its lean towards another state.
+
+    The lean is the cell's projection on the line between the two templates, from the
+    three distances between them (the law of cosines): no pixel is touched again.
+    """
     distances = _distances(features, skin)
+    rows = np.arange(len(distances))
     best = np.argmin(distances, axis=1)
-    distance = distances[np.arange(len(best)), best]
     other = skin.states[None, :] != skin.states[best][:, None]
-    rival = np.where(other, distances, np.inf).min(axis=1)
-    return _Match(best, distance.astype(np.float32), rival.astype(np.float32))
+    others = np.where(other, distances, np.inf)
+    rival = np.argmin(others, axis=1)
+    near, far = distances[rows, best], others[rows, rival]
+    apart = np.maximum(skin.apart[best, rival], 1e-3)
+    lean = (near * near - far * far + apart * apart) / (2 * apart * apart)
+    with np.errstate(invalid="ignore"):  # no template of another state: no lean
+        return _Match(best, near, np.where(np.isfinite(far), lean, 0.0).astype(np.float32))
 
 
 def read_board(image: Image, geometry: Geometry, skin: Skin) -> Reading:
@@ -387,7 +435,8 @@ def read_board(image: Image, geometry: Geometry, skin: Skin) -> Reading:
     states = tuple(int(skin.states[i]) if ok else UNKNOWN
                    for i, ok in zip(match.best, recognised))
     unrecognized = tuple(
-        Unrecognized(Cell(*divmod(index, geometry.cols)), skin.templates[match.best[index]].label,
+        Unrecognized(Cell(*divmod(int(index), geometry.cols)),
+                     skin.templates[match.best[index]].label,
                      round(float(match.distance[index]), 1))
         for index in np.flatnonzero(~recognised))
     return Reading(Board(geometry.cols, geometry.rows, states), geometry, skin.name,
@@ -396,20 +445,19 @@ def read_board(image: Image, geometry: Geometry, skin: Skin) -> Reading:
 
 # --- Finding the lattice -----------------------------------------------------------------
 
-_COARSE = 6
+_COARSE = 8
 """Cell side in the coarse search: the image is shrunk so that a cell is this big."""
-_SEED_TEMPLATES = 4
-_SEED_ORDER = {UNKNOWN: 0, 0: 1, FLAG: 2}
-"""The coarse search looks for a few templates only, covered and empty cells first: every
-board has many of those (or flags), and the lattice they give is then read in full."""
+_SEED_TEMPLATES = 6
+"""The coarse search looks for a few templates only, as unlike each other as the skin's
+looks allow, starting with a covered cell: the lattice they give is then read in full."""
 _SEED_DISTANCE = 24.0
 """In the coarse search, a spot this close to a grey template may be a cell..."""
 _SEED_CONTRAST = 12.0
 """... if spots a few pixels away are this much further: a plain area matches a plain
 template equally well everywhere, a cell only where it is."""
-_SCALES = tuple(float(s) for s in np.geomspace(0.4, 3.2, 31))
-"""Screen scales tried after the skin's own, about 7% apart: the fit from the seeds makes up
-the rest."""
+_SCALES = tuple(float(s) for s in np.geomspace(0.5, 3.0, 20))
+"""Screen scales tried after the skin's own, about 10% apart: the fit from the seeds makes
+up the rest."""
 _MIN_SHARE = 0.5
 """An edge row or column belongs to the board when this share of its cells is recognised."""
 _MIN_CELLS = 4
@@ -419,9 +467,9 @@ _EXACT = 8.0
 """A board whose cells are all this close to their templates is at the skin's own scale."""
 _TRIED_LATTICES = 2
 """How many rough lattices of a scale, the biggest, are tried."""
-_SETTLED = 4
-"""How many rough lattices of the whole ladder are settled: those whose recognised cells
-cover the most area before settling."""
+_SETTLED = 5
+"""How many rough lattices of the whole ladder are settled: those whose seeds cover the
+most area."""
 _MIN_RECOGNISED = 0.75
 """A lattice is a board only when this share of its cells is recognised."""
 
@@ -477,57 +525,63 @@ def _find(image: Image, skin: Skin) -> _Candidate | None:
     """The best board of this skin in the image, or None.
 
     A board at the skin's own scale matches almost exactly, and is taken at once. Else the
-    coarse search runs at every scale of the ladder; its rough lattices are read as they
-    are, and only those whose recognised cells cover the most area are settled.
+    coarse search runs at every scale of the ladder, and only the rough lattices whose
+    seeds cover the most area are settled.
     """
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    native = _best(image, skin, _seed_lattices(grey, skin, 1.0))
+    pyramid = [np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)]
+    native = _best(image, skin, _seed_lattices(pyramid, skin, 1.0)[:_TRIED_LATTICES])
     if (native is not None and native.recognised == native.geometry.rows * native.geometry.cols
             and native.distance < _EXACT):
         return native
-    rough = [geometry for scale in _SCALES for _, geometry in _seed_lattices(grey, skin, scale)]
-    rough.sort(key=lambda geometry: _rough_area(image, skin, geometry), reverse=True)
-    settled = [_settle(image, skin, geometry) for geometry in rough[:_SETTLED]]
-    return max((c for c in [native, *settled] if c is not None), key=_rank, default=None)
-
-
-def _rough_area(image: Image, skin: Skin, geometry: Geometry) -> float:
-    """The area of the cells of a rough lattice recognised as it is."""
-    clipped = _clip(geometry, image)
-    if clipped is None:
-        return 0.0
-    recognised = _match(cell_features(image, clipped), skin).recognised().sum()
-    return float(recognised) * clipped.pitch_x * clipped.pitch_y
+    while min(pyramid[-1].shape) >= 64:  # halved greys: shrinking a smaller one is cheaper
+        pyramid.append(np.asarray(cv2.resize(pyramid[-1], None, fx=0.5, fy=0.5,
+                                             interpolation=cv2.INTER_AREA), np.uint8))
+    rough = [lattice for scale in _SCALES for lattice in _seed_lattices(pyramid, skin, scale)]
+    rough.sort(key=lambda item: item[0] * item[1].pitch_x * item[1].pitch_y, reverse=True)
+    best = _best(image, skin, rough[:_SETTLED])
+    return max((c for c in (native, best) if c is not None), key=_rank, default=None)
 
 
 def _best(image: Image, skin: Skin, lattices: list[tuple[int, Geometry]]
           ) -> _Candidate | None:
-    """The best board settled from the biggest rough lattices of one scale."""
-    settled = [_settle(image, skin, geometry) for _, geometry in lattices[:_TRIED_LATTICES]]
-    return max((c for c in settled if c is not None), key=_rank, default=None)
+    """The best board settled from rough lattices; a lattice whose middle lies on a
+    board already found is the same board, and is skipped."""
+    found: list[_Candidate] = []
+    for _, geometry in lattices:
+        middle = geometry.centre(Cell(geometry.rows // 2, geometry.cols // 2))
+        if not any(_covers(candidate.geometry, middle) for candidate in found):
+            candidate = _settle(image, skin, geometry)
+            found += [candidate] if candidate is not None else []
+    return max(found, key=_rank, default=None)
 
 
-def _seed_lattices(grey: Image, skin: Skin, scale: float) -> list[tuple[int, Geometry]]:
+def _covers(geometry: Geometry, point: tuple[float, float]) -> bool:
+    x0, y0, x1, y1 = geometry.box()
+    return x0 <= point[0] < x1 and y0 <= point[1] < y1
+
+
+def _seed_lattices(pyramid: Sequence[Image], skin: Skin, scale: float
+                   ) -> list[tuple[int, Geometry]]:
     """Rough lattices at one scale, with their numbers of seeds, biggest first, from a
     search on a shrunk grey image.
 
-    The image is shrunk so that a cell of this scale is ``_COARSE`` pixels a side; every
-    spot close to a template is a seed; the seeds that share the most common position
-    modulo the cell size form a grid, and each connected group of it is a lattice, fitted
-    to its seeds' positions (which corrects the pitch of an approximate scale).
+    The image (``pyramid[0]``, or the smallest halving of it that is big enough) is shrunk
+    so that a cell of this scale is ``_COARSE`` pixels a side; every spot close to a
+    template is a seed; seeds a cell apart form grids (:func:`_grids`), and each grid is a
+    lattice fitted to its seeds' positions (which corrects the pitch of an approximate
+    scale).
     """
     fx = _COARSE / (skin.pitch[0] * scale)
     fy = _COARSE / (skin.pitch[1] * scale)
-    height, width = round(grey.shape[0] * fy), round(grey.shape[1] * fx)
+    height, width = round(pyramid[0].shape[0] * fy), round(pyramid[0].shape[1] * fx)
     if height < 2 * _COARSE or width < 2 * _COARSE:
         return []
-    small = cv2.resize(grey, (width, height),
-                       interpolation=cv2.INTER_AREA if fx < 1 else cv2.INTER_LINEAR)
-    distance: _Floats | None = None
-    for template in skin.coarse:
-        result = cv2.matchTemplate(small, template, cv2.TM_SQDIFF)
-        distance = result if distance is None else np.minimum(distance, result)
-    assert distance is not None
+    level = max((grey for grey in pyramid if grey.shape[0] >= height and grey.shape[1] >= width),
+                key=lambda grey: -grey.size, default=pyramid[0])
+    small = cv2.resize(level, (width, height),
+                       interpolation=cv2.INTER_AREA if level.shape[1] > width else cv2.INTER_LINEAR)
+    distance = np.min([cv2.matchTemplate(small, template, cv2.TM_SQDIFF)
+                       for template in skin.coarse], axis=0).astype(np.float32)
     distance /= _COARSE * _COARSE
     ring = np.ones((3, 3), np.uint8)
     ring[1, 1] = 0
@@ -537,32 +591,74 @@ def _seed_lattices(grey: Image, skin: Skin, scale: float) -> list[tuple[int, Geo
                         & (highest - distance > _SEED_CONTRAST ** 2))  # along its length
     if len(xs) < _MIN_CELLS:
         return []
-    votes = np.zeros((_COARSE, _COARSE), np.float32)
-    np.add.at(votes, (ys % _COARSE, xs % _COARSE), 1.0)
-    spread = sum(np.roll(votes, (dy, dx), axis=(0, 1)) for dy in (-1, 0, 1) for dx in (-1, 0, 1))
-    phase_y, phase_x = np.unravel_index(int(np.argmax(spread)), spread.shape)
-    off_x = (xs - phase_x + _COARSE // 2) % _COARSE - _COARSE // 2
-    off_y = (ys - phase_y + _COARSE // 2) % _COARSE - _COARSE // 2
-    keep = (np.abs(off_x) <= 1) & (np.abs(off_y) <= 1)
-    xs, ys = xs[keep], ys[keep]
-    cols, rows = (xs - off_x[keep]) // _COARSE, (ys - off_y[keep]) // _COARSE
-    occupied = np.zeros((rows.max() + 1, cols.max() + 1), np.uint8)
-    occupied[rows, cols] = 1
-    count, labels = cv2.connectedComponents(cv2.dilate(occupied, np.ones((3, 3), np.uint8)))
-    groups = [np.flatnonzero(labels[rows, cols] == label) for label in range(1, count)]
+    sx = xs + _subpixel(distance, ys, xs, axis=1)
+    sy = ys + _subpixel(distance, ys, xs, axis=0)
     lattices = []
-    for group in sorted(groups, key=len, reverse=True)[:_TRIED_LATTICES]:
-        if len(group) < _MIN_CELLS:
-            break
-        x_full = (xs[group] + _subpixel(distance, ys[group], xs[group], axis=1)) / fx
-        y_full = (ys[group] + _subpixel(distance, ys[group], xs[group], axis=0)) / fy
-        left, pitch_x = _fit(cols[group], x_full, _COARSE / fx)
-        top, pitch_y = _fit(rows[group], y_full, _COARSE / fy)
-        c0, r0 = int(cols[group].min()), int(rows[group].min())
+    for group, cols, rows in _grids(xs, ys, sx, sy, distance.shape)[:_TRIED_LATTICES]:
+        left, pitch_x = _fit(cols, sx[group] / fx, _COARSE / fx)
+        top, pitch_y = _fit(rows, sy[group] / fy, _COARSE / fy)
+        c0, r0 = int(cols.min()), int(rows.min())
         lattices.append((len(group), Geometry(
             left + c0 * pitch_x, top + r0 * pitch_y, pitch_x, pitch_y,
-            int(rows[group].max()) - r0 + 1, int(cols[group].max()) - c0 + 1)))
+            int(rows.max()) - r0 + 1, int(cols.max()) - c0 + 1)))
     return lattices
+
+
+def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: _Floats,
+           shape: tuple[int, ...]
+           ) -> list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
+    """Group seeds into grids, biggest first: two seeds are neighbours when one lies about
+    a cell (``_COARSE`` pixels, give or take one) to the right of or below the other.
+
+    Each group's own pitch is the median step between its neighbours, so a grid whose
+    pitch is a few percent off the coarse cell still numbers its columns and rows right,
+    where one phase for the whole image would drift across a big board. ``xs``, ``ys`` are
+    the seeds' pixels, ``sx``, ``sy`` their positions between pixels.
+
+    Returns each group's seed indices (of at least ``_MIN_CELLS`` seeds), with their
+    columns and rows.
+    """
+    seeds = np.full(shape, -1, np.intp)
+    seeds[ys, xs] = np.arange(len(xs))
+    offsets = sorted(((ox, oy) for ox in (-1, 0, 1) for oy in (-1, 0, 1)),
+                     key=lambda o: abs(o[0]) + abs(o[1]), reverse=True)
+    links = []  # per way (right, down): seeds, and their neighbours that way
+    for dx, dy in ((_COARSE, 0), (0, _COARSE)):
+        found = np.full(len(xs), -1, np.intp)
+        for ox, oy in offsets:  # the nearest offset is written last and wins
+            tx, ty = xs + dx + ox, ys + dy + oy
+            inside = (tx < shape[1]) & (ty < shape[0])
+            hit = np.full(len(xs), -1, np.intp)
+            hit[inside] = seeds[ty[inside], tx[inside]]
+            found = np.where(hit >= 0, hit, found)
+        links.append((np.flatnonzero(found >= 0), found[found >= 0]))
+    sources = np.concatenate([a for a, _ in links])
+    targets = np.concatenate([b for _, b in links])
+    label = np.arange(len(xs))
+    while True:  # every seed takes the smallest label among its neighbours, until none moves
+        smaller = np.minimum(label[sources], label[targets])
+        moved = label.copy()
+        np.minimum.at(moved, sources, smaller)
+        np.minimum.at(moved, targets, smaller)
+        moved = moved[moved]
+        if np.array_equal(moved, label):
+            break
+        label = moved
+    groups = []
+    for value, size in zip(*np.unique(label, return_counts=True)):
+        if size < _MIN_CELLS:
+            continue
+        group = np.flatnonzero(label == value)
+        steps = []
+        for (a, b), position in zip(links, (sx, sy)):
+            inside = label[a] == value
+            steps.append(float(np.median(position[b[inside]] - position[a[inside]]))
+                         if inside.any() else float(_COARSE))
+        cols = np.rint((sx[group] - sx[group].min()) / steps[0]).astype(np.intp)
+        rows = np.rint((sy[group] - sy[group].min()) / steps[1]).astype(np.intp)
+        groups.append((group, cols, rows))
+    groups.sort(key=lambda g: -len(g[0]))
+    return groups
 
 
 def _subpixel(distance: _Floats, ys: npt.NDArray[np.intp], xs: npt.NDArray[np.intp],
@@ -591,6 +687,9 @@ def _fit(index: npt.NDArray[np.intp], position: npt.NDArray[np.floating[Any]], p
     given pitch is kept when the positions span too few cells to measure it, or disagree
     with it by more than a tenth."""
     slope = pitch
+    if len(index) > 64:  # the median of 2016 slopes is as good, and n² grows fast
+        keep = np.linspace(0, len(index) - 1, 64).round().astype(int)
+        index, position = index[keep], position[keep]
     if np.ptp(index) >= 2:
         i, j = np.triu_indices(len(index), k=1)
         apart = index[j] != index[i]
@@ -610,39 +709,37 @@ def _settle(image: Image, skin: Skin, geometry: Geometry) -> _Candidate | None:
     Fitting again on the bigger board refines the pitch; this repeats until the edges
     stay. None when what is left is no board.
     """
+    match: _Match | None = None
     for _ in range(64):
         clipped = _clip(geometry, image)
         aligned = None if clipped is None else _align(image, skin, clipped)
         aligned = None if aligned is None else _clip(aligned, image)
         if aligned is None:
             return None
-        reach = _REACH
+        reach = _REACH if min(aligned.rows, aligned.cols) > _REACH else 2 * _REACH
         grown = _clip(aligned.cropped(reach, reach, reach, reach), image)
         assert grown is not None
-        recognised = _match(cell_features(image, grown), skin).recognised().reshape(
-            grown.rows, grown.cols)
+        grown_match = _match(cell_features(image, grown), skin)
         top = min(max(round((aligned.top - grown.top) / grown.pitch_y), 0), grown.rows - 1)
         left = min(max(round((aligned.left - grown.left) / grown.pitch_x), 0), grown.cols - 1)
-        edges = _edges(recognised, top, left, min(top + aligned.rows, grown.rows),
-                       min(left + aligned.cols, grown.cols))
+        edges = _edges(grown_match.recognised().reshape(grown.rows, grown.cols), top, left,
+                       min(top + aligned.rows, grown.rows), min(left + aligned.cols, grown.cols))
         if edges is None:
             return None
-        settled = grown.cropped(-edges[0], -edges[1], edges[2] - grown.rows,
-                                edges[3] - grown.cols)
-        if (settled.rows, settled.cols) == (aligned.rows, aligned.cols) and abs(
-                settled.left - aligned.left) < aligned.pitch_x / 2 and abs(
-                settled.top - aligned.top) < aligned.pitch_y / 2:
-            geometry = aligned
+        geometry = grown.cropped(-edges[0], -edges[1], edges[2] - grown.rows,
+                                 edges[3] - grown.cols)
+        if edges == (top, left, top + aligned.rows, left + aligned.cols):
+            match = grown_match.block(grown.cols, edges)
             break
-        geometry = settled
-    match = _match(cell_features(image, geometry), skin)
-    recognised_count = int(match.recognised().sum())
+    if match is None:
+        match = _match(cell_features(image, geometry), skin)
+    recognised = int(match.recognised().sum())
     cells = geometry.rows * geometry.cols
     if (geometry.rows < 2 or geometry.cols < 2
-            or recognised_count < max(_MIN_CELLS, _MIN_RECOGNISED * cells)
+            or recognised < max(_MIN_CELLS, _MIN_RECOGNISED * cells)
             or not _is_lattice(image, skin, geometry, match)):
         return None
-    return _Candidate(geometry, recognised_count, float(match.distance.mean()))
+    return _Candidate(geometry, recognised, float(match.distance.mean()))
 
 
 def _edges(recognised: npt.NDArray[np.bool_], top: int, left: int, bottom: int, right: int
@@ -685,26 +782,59 @@ def _edges(recognised: npt.NDArray[np.bool_], top: int, left: int, bottom: int, 
     return top, left, bottom, right
 
 
-def _align(image: Image, skin: Skin, geometry: Geometry, most: int = 24) -> Geometry | None:
-    """Fit origin and pitch to where recognised cells match their templates best.
+def _align(image: Image, skin: Skin, geometry: Geometry) -> Geometry | None:
+    """Fit origin and pitch to where the cells match their templates best.
+
+    A pitch a few percent off puts the far cells of a big lattice out of reach, so the
+    fit starts on a block of at most 7 x 7 cells in the middle and widens from there, as
+    long as the pitch it finds keeps changing by more than the board can tell. None when
+    a block has too few cells.
+    """
+    for radius in (3, 8, 0):
+        rows, cols = geometry.rows, geometry.cols
+        if radius:
+            rows, cols = min(rows, 2 * radius + 1), min(cols, 2 * radius + 1)
+        top, left = (geometry.rows - rows) // 2, (geometry.cols - cols) // 2
+        block = geometry.cropped(-top, -left, rows + top - geometry.rows,
+                                 cols + left - geometry.cols)
+        fitted = _fit_block(image, skin, block)
+        if fitted is None:
+            return None
+        drift = max(abs(fitted.pitch_x - geometry.pitch_x) * geometry.cols,
+                    abs(fitted.pitch_y - geometry.pitch_y) * geometry.rows)
+        whole = (rows, cols) == (geometry.rows, geometry.cols)
+        widened = _clip(fitted.cropped(top, left, geometry.rows - rows - top,
+                                       geometry.cols - cols - left), image)
+        if widened is None:
+            return None
+        geometry = widened
+        if whole or drift < 1.0:
+            break
+    return geometry
+
+
+def _fit_block(image: Image, skin: Skin, geometry: Geometry, most: int = 24
+               ) -> Geometry | None:
+    """Fit one lattice's origin and pitch to where its cells match best.
 
     Each cell's two closest templates (scaled to the pitch) are matched a fifth of a
     cell around it; the best position wins. Trying more than the closest matters: on a
     lattice a few pixels off, a covered cell can look most like an opened one (a cell
-    that already matches almost exactly needs no second try). Up to
-    ``most`` cells spread over the board are used; None when fewer than ``_MIN_CELLS`` are
-    recognised.
+    that already matches almost exactly needs no second try). Up to ``most`` cells, spread
+    over the better-matching half of the lattice, are used: a rough lattice a few pixels
+    off may have no cell recognised yet. None for a lattice of fewer than ``_MIN_CELLS``.
     """
     features = cell_features(image, geometry)
     match = _match(features, skin)
-    chosen = np.flatnonzero(match.recognised())
-    if len(chosen) < _MIN_CELLS:
+    if geometry.rows * geometry.cols < _MIN_CELLS:
         return None
-    chosen = chosen[np.linspace(0, len(chosen) - 1, min(most, len(chosen))).round().astype(int)]
+    # The better-matching half of the cells, in board order, is where the board is.
+    better = np.sort(np.argsort(match.lean)[:max(_MIN_CELLS, len(match.distance) // 2)])
+    chosen = better[np.linspace(0, len(better) - 1, min(most, len(better))).round().astype(int)]
     closest = np.argsort(_distances(features[chosen], skin), axis=1)[:, :2]
     exact = match.distance[chosen] < _EXACT
     width, height = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
-    reach = max(2, round(0.2 * max(geometry.pitch_x, geometry.pitch_y)))
+    reach = max(2, round(0.25 * max(geometry.pitch_x, geometry.pitch_y)))
     scaled: dict[int, Image] = {}
     rows, cols, xs, ys = [], [], [], []
     for index, candidates, is_exact in zip(chosen, closest, exact):
@@ -718,17 +848,18 @@ def _align(image: Image, skin: Skin, geometry: Geometry, most: int = 24) -> Geom
         for best in map(int, candidates[:1] if is_exact else candidates):
             if best not in scaled:
                 source = skin.templates[best].image
-                scaled[best] = cv2.resize(source, (width, height), interpolation=(
-                    cv2.INTER_AREA if source.shape[1] > width else cv2.INTER_LINEAR))
-            results.append(cv2.matchTemplate(window, scaled[best], cv2.TM_SQDIFF))
+                scaled[best] = np.asarray(cv2.resize(source, (width, height), interpolation=(
+                    cv2.INTER_AREA if source.shape[1] > width else cv2.INTER_LINEAR)), np.uint8)
+            results.append(np.asarray(cv2.matchTemplate(window, scaled[best], cv2.TM_SQDIFF),
+                                      np.float32))
         result = min(results, key=lambda r: float(r.min()))
-        y, x = np.unravel_index(int(np.argmin(result)), result.shape)
+        y, x = (int(i) for i in np.unravel_index(int(np.argmin(result)), result.shape))
         rows.append(row)
         cols.append(col)
-        xs.append(wx0 + x + _vertex(result[y, max(x - 1, 0)], result[y, x],
-                                    result[y, min(x + 1, result.shape[1] - 1)]))
-        ys.append(wy0 + y + _vertex(result[max(y - 1, 0), x], result[y, x],
-                                    result[min(y + 1, result.shape[0] - 1), x]))
+        xs.append(wx0 + x + _vertex(float(result[y, max(x - 1, 0)]), float(result[y, x]),
+                                    float(result[y, min(x + 1, result.shape[1] - 1)])))
+        ys.append(wy0 + y + _vertex(float(result[max(y - 1, 0), x]), float(result[y, x]),
+                                    float(result[min(y + 1, result.shape[0] - 1), x])))
     if len(xs) < _MIN_CELLS:
         return None
     left, pitch_x = _fit(np.array(cols), np.array(xs), geometry.pitch_x)
@@ -785,7 +916,7 @@ def learn_skin(name: str, examples: Sequence[tuple[Image, Board]]) -> Skin:
             raise SkinError("a board to learn from must show at least two kinds of cell "
                             "(say unopened and opened)")
         geometry = fit_lattice(image, board)
-        pitch = pitch or (geometry.pitch_x, geometry.pitch_y)
+        pitch = pitch or (round(geometry.pitch_x, 3), round(geometry.pitch_y, 3))
         features = cell_features(image, geometry)
         for index, state in enumerate(board.states):
             label = _LABEL_OF_STATE[state]
@@ -856,7 +987,7 @@ def _nudges(geometry: Geometry, axis: str) -> list[Geometry]:
     count = geometry.cols if axis == "x" else geometry.rows
     moves = []
     for d_origin in range(-3, 4):
-        for d_pitch in np.arange(-3, 4) / count:
+        for d_pitch in (float(d) / count for d in range(-3, 4)):
             if axis == "x":
                 moves.append(Geometry(geometry.left + d_origin, geometry.top,
                                       geometry.pitch_x + d_pitch, geometry.pitch_y,
@@ -884,10 +1015,3 @@ def describe(reading: Reading) -> str:
     """The unrecognised cells in words, for an error or a report."""
     return "; ".join(f"({u.cell.row}, {u.cell.col}) looks most like {u.closest!r} at "
                      f"distance {u.distance}" for u in reading.unrecognized)
-
-
-def board_chars(reading: Reading) -> list[str]:
-    """The board's rows in the text format (``X`` exploded, ``W`` wrong flag)."""
-    board = reading.board
-    return ["".join(state_char(board[Cell(r, c)]) for c in range(board.width))
-            for r in range(board.height)]
