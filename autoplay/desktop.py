@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 import mss
 import numpy as np
@@ -74,8 +75,9 @@ class VirtualDisplay:
     """An Xvfb server on a display number it picks itself, for the life of a ``with`` block.
 
     The server reports its display number through ``-displayfd`` once it accepts clients, so
-    there is no polling and no clash with other servers. Leaving the block kills the server,
-    and with it every client still connected.
+    there is no polling and no clash with other servers. It runs with ``-noreset``: else it
+    resets whenever its last client leaves, and a game started at that moment cannot
+    connect. Leaving the block kills the server, and with it every client still connected.
     """
 
     def __init__(self, width: int = 1280, height: int = 1024, *, timeout: float = 10.0) -> None:
@@ -84,12 +86,12 @@ class VirtualDisplay:
         """The display name, such as ``":3"``, once started."""
         self._process: subprocess.Popen[bytes] | None = None
 
-    def __enter__(self) -> VirtualDisplay:
+    def __enter__(self) -> Self:
         read_end, write_end = os.pipe()
         try:
             self._process = subprocess.Popen(
                 ["Xvfb", "-displayfd", str(write_end), "-screen", "0",
-                 f"{self.width}x{self.height}x24", "-nolisten", "tcp"],
+                 f"{self.width}x{self.height}x24", "-nolisten", "tcp", "-noreset"],
                 pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         except FileNotFoundError:
             raise DesktopError("Xvfb is not installed (run .ci/setup)") from None
@@ -149,7 +151,7 @@ class GameWindow:
         self.name, self.display, self.process, self.window = name, display, process, window
         self._home = home
 
-    def __enter__(self) -> GameWindow:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,

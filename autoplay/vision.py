@@ -11,9 +11,10 @@ screen once its alpha channel is dropped); nothing here captures or clicks. The 
    with confidence, which are reported and never guessed;
 3. :func:`read_screenshot` does both, trying every installed skin unless one is named.
 
-Every comparison is made at one small resolution (:data:`CELL_SIZE` pixels a side): the
-templates and the cells of the image are both resampled to it, so templates follow the
-pitch found in the image and a rescaled screenshot compares like the original.
+Every comparison is made at one small resolution per skin (:func:`comparison_size`, 16 to
+24 pixels a side): the templates and the cells of the image are both resampled to it, so
+templates follow the pitch found in the image and a rescaled screenshot compares like the
+original.
 
 A skin is a folder: one PNG per cell appearance, named by what it shows (``unopened``,
 ``0``-``8``, ``flag``, ``mine``, ``exploded``, ``wrong-flag``, ``question``, with ``-2``,
@@ -27,17 +28,16 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from typing import Any
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 import platformdirs
 
-from autoplay.board import (EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell,
-                            state_char)
+from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell
 from autoplay.errors import NoBoardFound, SkinError, UnreadableImage
 
 Image = npt.NDArray[np.uint8]
@@ -45,7 +45,10 @@ Image = npt.NDArray[np.uint8]
 _Floats = npt.NDArray[np.float32]
 
 CELL_SIZE = 16
-"""Side, in pixels, at which cells and templates are compared."""
+"""Side, in pixels, at which cells and templates are compared, at the least..."""
+MAX_CELL_SIZE = 16
+"""... and at the most: a skin's own pitch between the two (a thin digit in a big cell
+fades when shrunk too far)."""
 MAX_DISTANCE = 40.0
 """A cell whose closest template differs by more than this (root-mean-square, 0-255 per
 channel) is not recognised."""
@@ -55,11 +58,16 @@ the line from its closest template (0) to that one (1), it must lie below this. 
 difference between the two looks counts, not the blur a rescaled screenshot adds
 everywhere, so a thin digit on a plain cell stays told apart from the plain cell."""
 
+OUTSIDE = -100
+"""The 'state' of what surrounds a board in its game's window: not a cell at all."""
 STATE_OF_LABEL: dict[str, int] = {
     "unopened": UNKNOWN, "question": UNKNOWN, "flag": FLAG, "mine": MINE,
     "exploded": EXPLODED, "wrong-flag": WRONG_FLAG, **{str(n): n for n in range(9)},
+    "outside": OUTSIDE,
 }
-"""What each template name means; a question mark is read as an unopened cell."""
+"""What each template name means; a question mark is read as an unopened cell, and a cell
+that looks most like an ``outside`` template (the window around the board, as learned) is
+not recognised: it keeps a lattice from growing past the board's edge."""
 _LABEL_OF_STATE = {UNKNOWN: "unopened", FLAG: "flag", MINE: "mine", EXPLODED: "exploded",
                    WRONG_FLAG: "wrong-flag", **{n: str(n) for n in range(9)}}
 _TEMPLATE_NAME = re.compile(r"(?P<label>[a-z0-9-]+?)(?:-(?P<variant>\d+))?\.png$")
@@ -108,7 +116,7 @@ class Geometry:
         return Geometry(self.left + dx, self.top + dy, self.pitch_x, self.pitch_y,
                         self.rows, self.cols)
 
-    def cropped(self, top: int, left: int, bottom: int, right: int) -> Geometry:
+    def grown(self, top: int, left: int, bottom: int, right: int) -> Geometry:
         """The lattice with rows/columns added (positive) or removed (negative) at each side."""
         return Geometry(self.left - left * self.pitch_x, self.top - top * self.pitch_y,
                         self.pitch_x, self.pitch_y, self.rows + top + bottom,
@@ -145,8 +153,10 @@ class Skin:
     templates: tuple[Template, ...]
     source: str = ""
     """Where the templates come from, for a person."""
+    size: int = field(init=False, repr=False)
+    """The side at which this skin's cells are compared (:func:`comparison_size`)."""
     features: _Floats = field(init=False, repr=False)
-    """Every template at :data:`CELL_SIZE`, one row each, for matching."""
+    """Every template at ``size``, one row each, for matching."""
     states: npt.NDArray[np.int64] = field(init=False, repr=False)
     """The state of each template row."""
     apart: _Floats = field(init=False, repr=False)
@@ -155,16 +165,19 @@ class Skin:
     """A few distinct grey templates at the coarse search's size."""
 
     def __post_init__(self) -> None:
-        if not self.templates:
-            raise SkinError(f"skin {self.name!r} has no templates")
-        features = np.stack([_resample(t.image, 1, 1).ravel() for t in self.templates])
+        if all(t.state == OUTSIDE for t in self.templates):
+            raise SkinError(f"skin {self.name!r} has no cell templates")
+        object.__setattr__(self, "size", comparison_size(*self.pitch))
+        features = np.stack([_resample(t.image, 1, 1, self.size).ravel()
+                             for t in self.templates])
         object.__setattr__(self, "features", features.astype(np.float32))
         object.__setattr__(self, "states", np.array([t.state for t in self.templates]))
         object.__setattr__(self, "apart", _distances(self.features, self))
         smalls = [np.asarray(cv2.resize(cv2.cvtColor(t.image, cv2.COLOR_BGR2GRAY),
                                         (_COARSE, _COARSE), interpolation=cv2.INTER_AREA),
                              np.uint8)
-                  for t in sorted(self.templates, key=lambda t: t.state != UNKNOWN)]
+                  for t in sorted(self.templates, key=lambda t: t.state != UNKNOWN)
+                  if t.state != OUTSIDE]
         coarse = [smalls[0]]  # a covered cell, then each time the look least like those chosen
         while len(coarse) < _SEED_TEMPLATES:
             far = max(smalls, key=lambda small: min(_rms(small, c) for c in coarse))
@@ -185,21 +198,28 @@ class Skin:
         except (OSError, ValueError, KeyError, IndexError, TypeError) as error:
             raise SkinError(f"{directory} is not a skin: no readable skin.json ({error})"
                             ) from None
-        templates = []
-        for path in sorted(directory.glob("*.png")):
+        named = []
+        for path in directory.glob("*.png"):
             match = _TEMPLATE_NAME.fullmatch(path.name)
             if not match or match["label"] not in STATE_OF_LABEL:
                 raise SkinError(f"{path}: not a template name (expected e.g. 'unopened.png', "
                                 f"'3.png', 'flag-2.png')")
+            named.append((match["label"], int(match["variant"] or 1), path))
+        templates = []
+        for label, _, path in sorted(named):  # the order they were saved in
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is None:
                 raise SkinError(f"{path}: cannot read this image")
-            templates.append(Template(match["label"], np.asarray(image, np.uint8)))
+            templates.append(Template(label, np.asarray(image, np.uint8)))
         return cls(directory.name, pitch, tuple(templates), str(meta.get("source", "")))
 
     def save(self, directory: Path) -> None:
-        """Write the skin as a folder that :meth:`load` reads back."""
+        """Write the skin as a folder that :meth:`load` reads back, replacing the templates
+        of a skin saved there before."""
         directory.mkdir(parents=True, exist_ok=True)
+        for old in directory.glob("*.png"):
+            if _TEMPLATE_NAME.fullmatch(old.name):
+                old.unlink()
         counts: dict[str, int] = {}
         for template in self.templates:
             counts[template.label] = counts.get(template.label, 0) + 1
@@ -346,24 +366,45 @@ def _rms(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> float:
     return float(np.sqrt(np.mean((a.astype(np.float32) - b.astype(np.float32)) ** 2)))
 
 
-def _resample(image: Image, rows: int, cols: int) -> Image:
-    """Resize a block of rows x cols cells so that every cell is CELL_SIZE a side."""
-    size = (cols * CELL_SIZE, rows * CELL_SIZE)
-    shrinking = image.shape[1] >= size[0] and image.shape[0] >= size[1]
-    return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA if shrinking
-                                 else cv2.INTER_LINEAR), np.uint8)
+def comparison_size(pitch_x: float, pitch_y: float) -> int:
+    """The side at which cells of this pitch are compared: the pitch, within
+    [:data:`CELL_SIZE`, :data:`MAX_CELL_SIZE`]."""
+    return int(np.clip(round(min(pitch_x, pitch_y)), CELL_SIZE, MAX_CELL_SIZE))
 
 
-def cell_features(image: Image, geometry: Geometry) -> _Floats:
-    """Every cell of the lattice at CELL_SIZE, one row per cell, row-major.
+def _resample(image: Image, rows: int, cols: int, side: int) -> Image:
+    """Resize a block of rows x cols cells so that every cell is ``side`` pixels a side."""
+    return _shrink(image, cols * side, rows * side)
+
+
+def _shrink(image: Image, width: int, height: int) -> Image:
+    """Resize by area averaging (by interpolation when it grows)."""
+    shrinking = image.shape[1] >= width and image.shape[0] >= height
+    return np.asarray(cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA
+                                 if shrinking else cv2.INTER_LINEAR), np.uint8)
+
+
+def cell_features(image: Image, geometry: Geometry, side: int = CELL_SIZE) -> _Floats:
+    """Every cell of the lattice at ``side`` pixels a side, one row per cell, row-major.
 
     :raises ValueError: if the lattice goes outside the image.
     """
     if not geometry.fits(image):
         raise ValueError(f"{geometry} goes outside the {image.shape[1]}x{image.shape[0]} image")
-    x0, y0, x1, y1 = geometry.box()
-    block = _resample(image[y0:y1, x0:x1], geometry.rows, geometry.cols)
-    cells = block.reshape(geometry.rows, CELL_SIZE, geometry.cols, CELL_SIZE, 3)
+    # Move the board by what is left of a pixel so that it starts on a pixel edge, then
+    # shrink it by area averaging: a board a third of a pixel off reads like one in place.
+    x0, y0 = max(0, int(np.floor(geometry.left))), max(0, int(np.floor(geometry.top)))
+    width = round(geometry.cols * geometry.pitch_x)
+    height = round(geometry.rows * geometry.pitch_y)
+    dx, dy = geometry.left - x0, geometry.top - y0
+    crop = image[y0:min(y0 + height + 1, image.shape[0]), x0:min(x0 + width + 1, image.shape[1])]
+    if abs(dx) > 0.05 or abs(dy) > 0.05:
+        crop = np.asarray(cv2.warpAffine(crop, np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]]),
+                                         (crop.shape[1], crop.shape[0]),
+                                         flags=cv2.INTER_LINEAR,
+                                         borderMode=cv2.BORDER_REPLICATE), np.uint8)
+    block = _resample(crop[:height, :width], geometry.rows, geometry.cols, side)
+    cells = block.reshape(geometry.rows, side, geometry.cols, side, 3)
     return cells.transpose(0, 2, 1, 3, 4).reshape(geometry.rows * geometry.cols, -1).astype(
         np.float32)
 
@@ -376,9 +417,11 @@ class _Match:
     best: npt.NDArray[np.intp]
     distance: _Floats
     lean: _Floats
+    inside: npt.NDArray[np.bool_]
+    """The cell is closer to a cell template than to the window around the board."""
 
     def recognised(self) -> npt.NDArray[np.bool_]:
-        return (self.distance <= MAX_DISTANCE) & (self.lean <= MAX_LEAN)
+        return self.inside & (self.distance <= MAX_DISTANCE) & (self.lean <= MAX_LEAN)
 
     def block(self, cols: int, edges: tuple[int, int, int, int]) -> _Match:
         """The match of the cells [top:bottom, left:right] of a lattice ``cols`` wide."""
@@ -387,7 +430,7 @@ class _Match:
         def cut(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
             return values.reshape(-1, cols)[top:bottom, left:right].ravel()
 
-        return _Match(cut(self.best), cut(self.distance), cut(self.lean))
+        return _Match(cut(self.best), cut(self.distance), cut(self.lean), cut(self.inside))
 
 
 def _distances(features: _Floats, skin: Skin) -> _Floats:
@@ -403,22 +446,28 @@ def _distances(features: _Floats, skin: Skin) -> _Floats:
 
 
 def _match(features: _Floats, skin: Skin) -> _Match:
-    """Each cell's closest template, its distance, and its lean towards another state.
+    """Each cell's closest cell template, its distance, and its lean towards another state.
 
     The lean is the cell's projection on the line between the two templates, from the
-    three distances between them (the law of cosines): no pixel is touched again.
+    three distances between them (the law of cosines): no pixel is touched again. The
+    ``outside`` templates only veto: a cell closer to one of them than to any cell
+    template is no cell.
     """
     distances = _distances(features, skin)
     rows = np.arange(len(distances))
-    best = np.argmin(distances, axis=1)
-    other = skin.states[None, :] != skin.states[best][:, None]
+    outside = skin.states == OUTSIDE
+    cells = np.where(outside[None, :], np.inf, distances)
+    best = np.argmin(cells, axis=1)
+    other = (skin.states[None, :] != skin.states[best][:, None]) & ~outside[None, :]
     others = np.where(other, distances, np.inf)
     rival = np.argmin(others, axis=1)
     near, far = distances[rows, best], others[rows, rival]
     apart = np.maximum(skin.apart[best, rival], 1e-3)
     lean = (near * near - far * far + apart * apart) / (2 * apart * apart)
+    beyond = np.where(outside[None, :], distances, np.inf).min(axis=1)
     with np.errstate(invalid="ignore"):  # no template of another state: no lean
-        return _Match(best, near, np.where(np.isfinite(far), lean, 0.0).astype(np.float32))
+        return _Match(best, near, np.where(np.isfinite(far), lean, 0.0).astype(np.float32),
+                      near < beyond)
 
 
 def read_board(image: Image, geometry: Geometry, skin: Skin) -> Reading:
@@ -430,7 +479,7 @@ def read_board(image: Image, geometry: Geometry, skin: Skin) -> Reading:
     :raises ValueError: if the lattice goes outside the image.
     """
     image = as_bgr(image)
-    match = _match(cell_features(image, geometry), skin)
+    match = _match(cell_features(image, geometry, skin.size), skin)
     recognised = match.recognised()
     states = tuple(int(skin.states[i]) if ok else UNKNOWN
                    for i, ok in zip(match.best, recognised))
@@ -455,21 +504,25 @@ _SEED_DISTANCE = 24.0
 _SEED_CONTRAST = 12.0
 """... if spots a few pixels away are this much further: a plain area matches a plain
 template equally well everywhere, a cell only where it is."""
-_SCALES = tuple(float(s) for s in np.geomspace(0.5, 3.0, 20))
-"""Screen scales tried after the skin's own, about 10% apart: the fit from the seeds makes
-up the rest."""
+_SCALES = tuple(sorted({*np.geomspace(0.5, 3.0, 20).round(3).tolist(),
+                        0.75, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0}))
+"""Screen scales tried after the skin's own: the usual display scalings, and between them
+steps of about 10%, which the fit from the seeds makes up."""
 _MIN_SHARE = 0.5
 """An edge row or column belongs to the board when this share of its cells is recognised."""
 _MIN_CELLS = 4
 _REACH = 3
 """How many rows and columns beyond its edges a lattice is read to look for more board."""
-_EXACT = 8.0
+_EXACT = 4.0
 """A board whose cells are all this close to their templates is at the skin's own scale."""
+_PIXEL_EXACT = 1.0
+"""Cells this close to their templates on average sit exactly on the screen's pixels."""
 _TRIED_LATTICES = 2
 """How many rough lattices of a scale, the biggest, are tried."""
 _SETTLED = 5
-"""How many rough lattices of the whole ladder are settled: those whose seeds cover the
-most area."""
+"""How many rough lattices of the whole ladder are settled, twice over: those whose seeds
+cover the most area, and those with the most seeds weighed by the root of that area (a
+board of few big cells has few seeds, random seeds come easily at a small pitch)."""
 _MIN_RECOGNISED = 0.75
 """A lattice is a board only when this share of its cells is recognised."""
 
@@ -481,20 +534,23 @@ class _Candidate:
     distance: float
     """Mean distance of the cells to their closest templates."""
 
+    def is_complete(self) -> bool:
+        return self.recognised == self.geometry.rows * self.geometry.cols
+
 
 def locate_board(image: Image, skin: Skin) -> Geometry:
     """Find the skin's board in an image: a cropped board, a window, or a whole screen.
 
     The skin's own scale is tried first; when it finds no board whose every cell it
-    recognises, other scales are tried and the best board found wins.
+    recognises almost exactly, other scales are tried and the best board found wins.
 
     :raises NoBoardFound: when no lattice of the skin's cells is found.
     """
-    found = _find(as_bgr(image), skin)
+    found = _find(as_bgr(image), [skin])
     if found is None:
         raise NoBoardFound(f"no {skin.name} board found in the "
                            f"{image.shape[1]}x{image.shape[0]} image")
-    return found.geometry
+    return found[0].geometry
 
 
 def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
@@ -503,13 +559,12 @@ def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
     :raises NoBoardFound: when none of the skins finds a board.
     """
     image = as_bgr(image)
-    found = [(candidate, skin) for skin in skins
-             if (candidate := _find(image, skin)) is not None]
-    if not found:
+    found = _find(image, skins)
+    if found is None:
         names = ", ".join(skin.name for skin in skins)
         raise NoBoardFound(f"no Minesweeper board found in the {image.shape[1]}x"
                            f"{image.shape[0]} image (skins tried: {names})")
-    candidate, skin = max(found, key=lambda pair: _rank(pair[0]))
+    candidate, skin = found
     return read_board(image, candidate.geometry, skin)
 
 
@@ -521,35 +576,43 @@ def _rank(candidate: _Candidate) -> float:
             * (1 - candidate.distance / MAX_DISTANCE))
 
 
-def _find(image: Image, skin: Skin) -> _Candidate | None:
-    """The best board of this skin in the image, or None.
+def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None:
+    """The best board of any of the skins in the image, and its skin; or None.
 
-    A board at the skin's own scale matches almost exactly, and is taken at once. Else the
-    coarse search runs at every scale of the ladder, and only the rough lattices whose
-    seeds cover the most area are settled.
+    A board at its skin's own scale matches almost exactly, and is taken at once (the
+    best such, if several skins find one). Else the coarse search runs at every scale of
+    the ladder, and only the most promising rough lattices are settled.
     """
     pyramid = [np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)]
-    native = _best(image, skin, _seed_lattices(pyramid, skin, 1.0)[:_TRIED_LATTICES])
-    if (native is not None and native.recognised == native.geometry.rows * native.geometry.cols
-            and native.distance < _EXACT):
-        return native
+    found = [(candidate, skin) for skin in skins if (candidate := _best(
+        image, skin, _seed_lattices(pyramid, skin, 1.0)[:_TRIED_LATTICES])) is not None]
+    exact = [(candidate, skin) for candidate, skin in found
+             if candidate.is_complete() and candidate.distance < _EXACT]
+    if exact:
+        return max(exact, key=lambda pair: _rank(pair[0]))
     while min(pyramid[-1].shape) >= 64:  # halved greys: shrinking a smaller one is cheaper
         pyramid.append(np.asarray(cv2.resize(pyramid[-1], None, fx=0.5, fy=0.5,
                                              interpolation=cv2.INTER_AREA), np.uint8))
-    rough = [lattice for scale in _SCALES for lattice in _seed_lattices(pyramid, skin, scale)]
-    rough.sort(key=lambda item: item[0] * item[1].pitch_x * item[1].pitch_y, reverse=True)
-    best = _best(image, skin, rough[:_SETTLED])
-    return max((c for c in (native, best) if c is not None), key=_rank, default=None)
+    for skin in skins:
+        rough = [lattice for scale in _SCALES for lattice in _seed_lattices(pyramid, skin, scale)]
+        by_area = sorted(rough, key=lambda item: -item[0] * item[1].pitch_x * item[1].pitch_y)
+        by_count = sorted(rough, key=lambda item: -item[0] * np.sqrt(item[1].pitch_x
+                                                                     * item[1].pitch_y))
+        tried = {id(item): item for item in by_area[:_SETTLED] + by_count[:_SETTLED]}
+        best = _best(image, skin, list(tried.values()))
+        found += [(best, skin)] if best is not None else []
+    return max(found, key=lambda pair: _rank(pair[0]), default=None)
 
 
 def _best(image: Image, skin: Skin, lattices: list[tuple[int, Geometry]]
           ) -> _Candidate | None:
     """The best board settled from rough lattices; a lattice whose middle lies on a
-    board already found is the same board, and is skipped."""
+    board already found, every cell of it recognised, is that board, and is skipped."""
     found: list[_Candidate] = []
     for _, geometry in lattices:
         middle = geometry.centre(Cell(geometry.rows // 2, geometry.cols // 2))
-        if not any(_covers(candidate.geometry, middle) for candidate in found):
+        if not any(_covers(candidate.geometry, middle) and candidate.is_complete()
+                   for candidate in found):
             candidate = _settle(image, skin, geometry)
             found += [candidate] if candidate is not None else []
     return max(found, key=_rank, default=None)
@@ -675,7 +738,10 @@ def _subpixel(distance: _Floats, ys: npt.NDArray[np.intp], xs: npt.NDArray[np.in
 
 
 def _vertex(before: float, centre: float, after: float) -> float:
-    """Where between -0.5 and 0.5 the parabola through three neighbouring values is lowest."""
+    """Where between -0.5 and 0.5 the parabola through three neighbouring values is lowest;
+    0 for an exact match (a centre of almost nothing), whose place is the pixel itself."""
+    if centre < 0.01 * min(before, after):
+        return 0.0
     curve = before - 2 * centre + after
     return float(np.clip((before - after) / (2 * curve), -0.5, 0.5)) if curve > 1e-6 else 0.0
 
@@ -717,22 +783,24 @@ def _settle(image: Image, skin: Skin, geometry: Geometry) -> _Candidate | None:
         if aligned is None:
             return None
         reach = _REACH if min(aligned.rows, aligned.cols) > _REACH else 2 * _REACH
-        grown = _clip(aligned.cropped(reach, reach, reach, reach), image)
+        grown = _clip(aligned.grown(reach, reach, reach, reach), image)
         assert grown is not None
-        grown_match = _match(cell_features(image, grown), skin)
+        grown_match = _match(cell_features(image, grown, skin.size), skin)
         top = min(max(round((aligned.top - grown.top) / grown.pitch_y), 0), grown.rows - 1)
         left = min(max(round((aligned.left - grown.left) / grown.pitch_x), 0), grown.cols - 1)
         edges = _edges(grown_match.recognised().reshape(grown.rows, grown.cols), top, left,
                        min(top + aligned.rows, grown.rows), min(left + aligned.cols, grown.cols))
         if edges is None:
             return None
-        geometry = grown.cropped(-edges[0], -edges[1], edges[2] - grown.rows,
+        geometry = grown.grown(-edges[0], -edges[1], edges[2] - grown.rows,
                                  edges[3] - grown.cols)
         if edges == (top, left, top + aligned.rows, left + aligned.cols):
             match = grown_match.block(grown.cols, edges)
             break
     if match is None:
-        match = _match(cell_features(image, geometry), skin)
+        match = _match(cell_features(image, geometry, skin.size), skin)
+    if match.distance.mean() > _PIXEL_EXACT:  # between pixels: place it finer
+        geometry, match = _polish(image, skin, geometry, match)
     recognised = int(match.recognised().sum())
     cells = geometry.rows * geometry.cols
     if (geometry.rows < 2 or geometry.cols < 2
@@ -740,6 +808,22 @@ def _settle(image: Image, skin: Skin, geometry: Geometry) -> _Candidate | None:
             or not _is_lattice(image, skin, geometry, match)):
         return None
     return _Candidate(geometry, recognised, float(match.distance.mean()))
+
+
+def _polish(image: Image, skin: Skin, geometry: Geometry, match: _Match
+            ) -> tuple[Geometry, _Match]:
+    """Move the lattice by quarter pixels, along each axis in turn, to where its cells
+    are closest to their templates: a rescaled board sits between pixels, and a cell a
+    third of a pixel off can lean away from its look."""
+    best = (float(match.distance.mean()), geometry, match)
+    for axis in ("x", "y"):
+        for step in (-0.5, -0.25, 0.25, 0.5):
+            moved = best[1].moved(dx=step) if axis == "x" else best[1].moved(dy=step)
+            if moved.fits(image):
+                moved_match = _match(cell_features(image, moved, skin.size), skin)
+                if moved_match.distance.mean() < best[0]:
+                    best = (float(moved_match.distance.mean()), moved, moved_match)
+    return best[1], best[2]
 
 
 def _edges(recognised: npt.NDArray[np.bool_], top: int, left: int, bottom: int, right: int
@@ -795,7 +879,7 @@ def _align(image: Image, skin: Skin, geometry: Geometry) -> Geometry | None:
         if radius:
             rows, cols = min(rows, 2 * radius + 1), min(cols, 2 * radius + 1)
         top, left = (geometry.rows - rows) // 2, (geometry.cols - cols) // 2
-        block = geometry.cropped(-top, -left, rows + top - geometry.rows,
+        block = geometry.grown(-top, -left, rows + top - geometry.rows,
                                  cols + left - geometry.cols)
         fitted = _fit_block(image, skin, block)
         if fitted is None:
@@ -803,7 +887,7 @@ def _align(image: Image, skin: Skin, geometry: Geometry) -> Geometry | None:
         drift = max(abs(fitted.pitch_x - geometry.pitch_x) * geometry.cols,
                     abs(fitted.pitch_y - geometry.pitch_y) * geometry.rows)
         whole = (rows, cols) == (geometry.rows, geometry.cols)
-        widened = _clip(fitted.cropped(top, left, geometry.rows - rows - top,
+        widened = _clip(fitted.grown(top, left, geometry.rows - rows - top,
                                        geometry.cols - cols - left), image)
         if widened is None:
             return None
@@ -824,14 +908,15 @@ def _fit_block(image: Image, skin: Skin, geometry: Geometry, most: int = 24
     over the better-matching half of the lattice, are used: a rough lattice a few pixels
     off may have no cell recognised yet. None for a lattice of fewer than ``_MIN_CELLS``.
     """
-    features = cell_features(image, geometry)
+    features = cell_features(image, geometry, skin.size)
     match = _match(features, skin)
     if geometry.rows * geometry.cols < _MIN_CELLS:
         return None
     # The better-matching half of the cells, in board order, is where the board is.
     better = np.sort(np.argsort(match.lean)[:max(_MIN_CELLS, len(match.distance) // 2)])
     chosen = better[np.linspace(0, len(better) - 1, min(most, len(better))).round().astype(int)]
-    closest = np.argsort(_distances(features[chosen], skin), axis=1)[:, :2]
+    distances = np.where(skin.states == OUTSIDE, np.inf, _distances(features[chosen], skin))
+    closest = np.argsort(distances, axis=1)[:, :2]
     exact = match.distance[chosen] < _EXACT
     width, height = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
     reach = max(2, round(0.25 * max(geometry.pitch_x, geometry.pitch_y)))
@@ -876,57 +961,86 @@ def _clip(geometry: Geometry, image: Image) -> Geometry | None:
                                / geometry.pitch_x - 1e-6)))
     bottom = max(0, int(np.ceil((geometry.top + geometry.rows * geometry.pitch_y - height)
                                 / geometry.pitch_y - 1e-6)))
-    clipped = geometry.cropped(-top, -left, -bottom, -right)
+    clipped = geometry.grown(-top, -left, -bottom, -right)
     while clipped.rows > 0 and clipped.cols > 0 and not clipped.fits(image):
-        clipped = clipped.cropped(0, 0, -1, -1)  # rounding at the far edges
+        clipped = clipped.grown(0, 0, -1, -1)  # rounding at the far edges
     return clipped if clipped.rows > 0 and clipped.cols > 0 else None
 
 
 def _is_lattice(image: Image, skin: Skin, geometry: Geometry, match: _Match) -> bool:
-    """True when the cells match much worse half a cell away: a plain area or a stripe
-    pattern matches a flat template about as well wherever the lattice is put."""
-    shifted = geometry.moved(geometry.pitch_x / 2, geometry.pitch_y / 2).cropped(0, 0, -1, -1)
+    """True when the cells match much worse half a cell away: fewer of them recognised,
+    or twice as far from their templates. A plain area or a stripe pattern matches a
+    flat template about as well wherever the lattice is put."""
+    shifted = geometry.moved(geometry.pitch_x / 2, geometry.pitch_y / 2).grown(0, 0, -1, -1)
     if shifted.rows < 1 or shifted.cols < 1 or not shifted.fits(image):
         return True
-    elsewhere = _match(cell_features(image, shifted), skin)
-    return bool(elsewhere.recognised().mean() < 0.5 * match.recognised().mean())
+    elsewhere = _match(cell_features(image, shifted, skin.size), skin)
+    return bool(elsewhere.recognised().mean() < 0.5 * match.recognised().mean()
+                or elsewhere.distance.mean() > 2 * match.distance.mean() + 5)
 
 
 # --- Learning a skin ---------------------------------------------------------------------
 
 _VARIANT_DISTANCE = 8.0
 """Two looks of a state closer than this are kept as one template."""
+_OUTSIDE_DISTANCE = 12.0
+"""A look from around the board closer than this to a cell's is not kept as ``outside``."""
 
 
 def learn_skin(name: str, examples: Sequence[tuple[Image, Board]]) -> Skin:
     """Make a skin from screenshots of one game and their true boards.
 
     For each screenshot the lattice is found from the board's size alone: the pitch and
-    origin whose cells look most alike where the board says they are alike. Then every
-    distinct look of every state becomes a template, cut at the first screenshot's scale.
+    origin whose cells look most alike where the board says they are alike (then, after
+    the first screenshot, where the looks learned so far match best). Then every
+    distinct look of every state becomes a template, and so does every distinct look of
+    the ring of cell-sized squares around the board, as ``outside`` (unless it looks like
+    a cell, when it could not be told apart anyway).
 
     :raises NoBoardFound: when no lattice of the board's size fits a screenshot.
     :raises SkinError: when the boards show too little (only one state) to learn from.
     """
     templates: list[Template] = []
-    pitch: tuple[float, float] | None = None
+    fitted: list[tuple[Image, Geometry]] = []
     for image, board in examples:
         image = as_bgr(image)
         if len(set(board.states)) < 2:
             raise SkinError("a board to learn from must show at least two kinds of cell "
                             "(say unopened and opened)")
         geometry = fit_lattice(image, board)
-        pitch = pitch or (round(geometry.pitch_x, 3), round(geometry.pitch_y, 3))
-        features = cell_features(image, geometry)
-        for index, state in enumerate(board.states):
-            label = _LABEL_OF_STATE[state]
-            same = [t for t in templates if t.label == label]
-            if all(_rms(_resample(t.image, 1, 1).ravel(), features[index]) > _VARIANT_DISTANCE
-                   for t in same):
-                x0, y0, x1, y1 = geometry.cell_box(board.cell(index))
-                templates.append(Template(label, image[y0:y1, x0:x1].copy()))
-    assert pitch is not None, "no examples"
-    return Skin(name, pitch, tuple(templates))
+        if templates:  # cut where the looks learned so far match best, as a reader would
+            so_far = Skin(name, (geometry.pitch_x, geometry.pitch_y), tuple(templates))
+            geometry = _align(image, so_far, geometry) or geometry
+        fitted.append((image, geometry))
+        side = comparison_size(fitted[0][1].pitch_x, fitted[0][1].pitch_y)
+        for cell in board.cells():
+            _add_look(templates, _LABEL_OF_STATE[board[cell]], image, geometry, cell, side)
+    cells = np.stack([_resample(t.image, 1, 1, side).ravel() for t in templates])
+    for image, geometry in fitted:
+        ring = geometry.grown(1, 1, 1, 1)
+        for cell in Board.empty(ring.cols, ring.rows).cells():
+            inner = 0 < cell.row < ring.rows - 1 and 0 < cell.col < ring.cols - 1
+            x0, y0, x1, y1 = ring.cell_box(cell)
+            if inner or x0 < 0 or y0 < 0 or x1 > image.shape[1] or y1 > image.shape[0]:
+                continue
+            look = _resample(image[y0:y1, x0:x1], 1, 1, side).ravel().astype(np.float32)
+            if np.sqrt(((cells - look) ** 2).mean(axis=1)).min() > _OUTSIDE_DISTANCE:
+                _add_look(templates, "outside", image, ring, cell, side)
+    pitch = fitted[0][1]
+    return Skin(name, (round(pitch.pitch_x, 3), round(pitch.pitch_y, 3)),
+                tuple(sorted(templates, key=lambda t: t.label)))  # as saved and loaded
+
+
+def _add_look(templates: list[Template], label: str, image: Image, geometry: Geometry,
+              cell: Cell, side: int) -> None:
+    """Add the cell's look as a template of ``label``, unless one is already close to it
+    (compared at ``side`` pixels a side)."""
+    x0, y0, x1, y1 = geometry.cell_box(cell)
+    look = image[y0:y1, x0:x1]
+    features = _resample(look, 1, 1, side).ravel()
+    if all(_rms(_resample(t.image, 1, 1, side).ravel(), features) > _VARIANT_DISTANCE
+           for t in templates if t.label == label):
+        templates.append(Template(label, look.copy()))
 
 
 def fit_lattice(image: Image, board: Board) -> Geometry:
@@ -934,9 +1048,10 @@ def fit_lattice(image: Image, board: Board) -> Geometry:
 
     Cell edges make the column and row sums of the image's gradient peak once per pitch:
     the combs of ``cols + 1`` (``rows + 1``) evenly spaced teeth that catch the most of it
-    give candidate pitches and origins (and the origins a cell or two away, since the edge
-    of the window or of the board can fool a comb by one tooth). The candidate whose cells,
-    grouped by the board's states, look most alike wins, after a finer search around it.
+    give candidate pitches and origins, tried also a cell or two away (the edge of the
+    window or of the board can fool a comb by a tooth). Lattices look better the more
+    alike their cells look within each of the board's states; the best three are refined
+    pixel by pixel, and the best of those wins.
 
     :raises NoBoardFound: when the image is too small for the board.
     """
@@ -948,21 +1063,26 @@ def fit_lattice(image: Image, board: Board) -> Geometry:
         raise NoBoardFound(f"a {board.width}x{board.height} board does not fit in the "
                            f"{image.shape[1]}x{image.shape[0]} image")
     labels = np.array(board.states)
-    candidates = [Geometry(x0 + i * px, y0 + j * py, px, py, board.height, board.width)
-                  for x0, px in across for y0, py in down
-                  for i in range(-2, 3) for j in range(-2, 3)]
-    best = min(candidates, key=lambda g: _spread(image, g, labels))
-    if _spread(image, best, labels) == np.inf:
+    candidates = sorted((Geometry(x0 + i * px, y0 + j * py, px, py, board.height, board.width)
+                         for x0, px in across for y0, py in down
+                         for i in range(-2, 3) for j in range(-2, 3)),
+                        key=lambda g: _spread(image, g, labels))[:3]
+    refined = []
+    for best in candidates:
+        for _ in range(3):
+            for axis in ("x", "y"):
+                best = min(_nudges(best, axis), key=lambda g: _spread(image, g, labels))
+        refined.append(best)
+    best = min(refined, key=lambda g: _spread(image, g, labels))
+    if _spread(image, best, labels) == 1.0:
         raise NoBoardFound(f"no {board.width}x{board.height} lattice fits the "
                            f"{image.shape[1]}x{image.shape[0]} image")
-    for _ in range(3):
-        for axis in ("x", "y"):
-            best = min(_nudges(best, axis), key=lambda g: _spread(image, g, labels))
     return best
 
 
-def _combs(profile: _Floats, count: int, keep: int = 3) -> list[tuple[float, float]]:
-    """The best (origin, pitch) pairs for ``count`` cells along a gradient profile.
+def _combs(profile: _Floats, count: int, keep: int = 8) -> list[tuple[float, float]]:
+    """The best (origin, pitch) pairs for ``count`` cells along a gradient profile, at
+    most one per pitch within a pixel of another.
 
     ``profile[i]`` is the change from pixel i to i + 1, so a cell edge there puts the
     cell's first pixel at i + 1.
@@ -978,7 +1098,11 @@ def _combs(profile: _Floats, count: int, keep: int = 3) -> list[tuple[float, flo
         best = int(np.argmax(scores))
         found.append((float(scores[best]), float(origins[best]) + 1, float(pitch)))
     found.sort(reverse=True)
-    return [(origin, pitch) for _, origin, pitch in found[:keep]]
+    kept: list[tuple[float, float]] = []
+    for _, origin, pitch in found:
+        if len(kept) < keep and all(abs(pitch - other) > 1 for _, other in kept):
+            kept.append((origin, pitch))
+    return kept
 
 
 def _nudges(geometry: Geometry, axis: str) -> list[Geometry]:
@@ -999,16 +1123,26 @@ def _nudges(geometry: Geometry, axis: str) -> list[Geometry]:
 
 
 def _spread(image: Image, geometry: Geometry, labels: npt.NDArray[np.int64]) -> float:
-    """How unalike the cells of each state are (mean squared distance to their state's mean);
-    infinite for a lattice outside the image."""
+    """How unalike the cells of each state are, as a share of how unalike all the cells
+    are (0: every state looks the same everywhere; 1: the states explain nothing).
+
+    A lattice on a plain area would look alike within every state too, so a lattice
+    whose cells hardly differ at all scores 1, as does one outside the image.
+    """
     if not geometry.fits(image):
-        return float("inf")
+        return 1.0
     features = cell_features(image, geometry)
-    total = 0.0
-    for state in np.unique(labels):
-        group = features[labels == state]
-        total += float(((group - group.mean(axis=0)) ** 2).sum())
-    return total / features.size
+    total = float(((features - features.mean(axis=0)) ** 2).mean())
+    if total < _PLAIN:
+        return 1.0
+    within = sum(float(((group - group.mean(axis=0)) ** 2).sum())
+                 for group in (features[labels == state] for state in np.unique(labels)))
+    return within / features.size / total
+
+
+_PLAIN = 25.0
+"""Cells whose mean squared difference from their average is below this (5 grey levels
+root-mean-square) are a plain area, not a board."""
 
 
 def describe(reading: Reading) -> str:
