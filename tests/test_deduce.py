@@ -19,7 +19,8 @@ def _position(width: int, height: int, mines: int, seed: int, opened: int) -> Bo
     game.reveal(Cell(0, 0))
     layout = game.layout
     assert layout is not None
-    for cell in rng.sample(sorted(set(game.observe().cells()) - layout), opened):
+    safe = sorted(set(game.observe().cells()) - layout)
+    for cell in rng.sample(safe, min(opened, len(safe))):
         if game.outcome == "playing":
             game.reveal(cell)
     return game.observe()
