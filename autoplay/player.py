@@ -117,9 +117,8 @@ def play(game: Game, *, rng: random.Random, first_click: Cell | None = None,
         clicks += 1
     while game.outcome == "playing":
         board = game.observe()
+        # Complete whenever it proves nothing safe: a guess is then truly needed.
         deduction = deduce(board, quick=True)
-        if not deduction.has_safe():
-            deduction = deduce(board)
         if flag_mines:
             for cell in sorted(deduction.mines):
                 if board[cell] == UNKNOWN:

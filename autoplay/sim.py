@@ -165,7 +165,7 @@ class KaboomGame(SimGame):
         board = board.with_states({cell: UNKNOWN for cell in board.flags()})
         cell = board.cell(start)
         deduction = deduce(board, quick=True)
-        if cell not in deduction.safe:
+        if cell not in deduction.safe and not deduction.is_complete():
             deduction = deduce(board)
         if cell in deduction.mines or (deduction.has_safe() and cell not in deduction.safe):
             layout = find_layout(board, mines=[cell], rng=self._rng)
