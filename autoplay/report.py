@@ -169,9 +169,9 @@ def plot(games: Sequence[GameRecord], path: str | Path) -> None:
         low, high = s.ci95
         rates.text(103, row,
                    f"{100 * s.win_rate:.1f}%  [{100 * low:.1f}, {100 * high:.1f}]\n"
-                   f"{s.games} games, {s.guesses_per_game:.2f} guesses/game",
+                   f"{s.games:,} games, {s.guesses_per_game:.2f} guesses/game",
                    va="center", fontsize=8.5, clip_on=True)
-    rates.set_xlim(0, 168)
+    rates.set_xlim(0, 178)
     rates.set_xticks(range(0, 101, 20))
     rates.set_xlabel("games won (%)\n(black bars: 95% Wilson interval)")
     rates.set_yticks(list(rows), labels, fontsize=9)
@@ -202,7 +202,7 @@ def plot(games: Sequence[GameRecord], path: str | Path) -> None:
     figure.legend(handles=[Patch(color=won_colour, label="games won"),
                            Patch(color=lost_colour, label="games lost")],
                   loc="outside upper right", ncols=2, fontsize=9, frameon=False)
-    figure.suptitle(f"autoplay: {len(games)} recorded games", x=0.01, ha="left",
+    figure.suptitle(f"autoplay: {len(games):,} recorded games", x=0.01, ha="left",
                     fontsize=12, fontweight="bold")
     figure.savefig(path, dpi=110)
     plt.close(figure)

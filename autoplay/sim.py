@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Literal
 
-from autoplay.board import (EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell,
-                            neighbour_table)
+from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell, neighbour_table
 from autoplay.deduce import deduce, find_layout
 from autoplay.player import FirstClick, Outcome, first_click_cell, play
 from autoplay.stats import GameRecord
 
 Rules = Literal["standard", "kaboom"]
 """Mines placed before play (``"standard"``), or as the player clicks (``"kaboom"``)."""
+
 
 def check_fits(width: int, height: int, mines: int, first_click: FirstClick) -> None:
     """Check that a board has room for its mines beside the cells its first click clears.

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 import platformdirs
 
@@ -153,7 +154,7 @@ class StatsStore:
                 raise
             self._db.execute("COMMIT")
 
-    def __enter__(self) -> StatsStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -166,7 +167,7 @@ class StatsStore:
 
     def record(self, game: GameRecord) -> int:
         """Store one finished game in its own transaction; its row id."""
-        finished = datetime.datetime.now(datetime.timezone.utc)
+        finished = datetime.datetime.now(datetime.UTC)
         first = game.first_cell
         cursor = self._db.execute(
             "INSERT INTO games (finished, source, width, height, mines, rules, "

@@ -18,8 +18,16 @@ from autoplay.cli import cli
 from autoplay.deduce import deduce
 from autoplay.player import FirstClick
 from autoplay.report import wilson_interval
-from autoplay.sim import (PRESETS, KaboomGame, SimConfig, SimGame, game_seed, play_games,
-                          play_sim, three_bv)
+from autoplay.sim import (
+    PRESETS,
+    KaboomGame,
+    SimConfig,
+    SimGame,
+    game_seed,
+    play_games,
+    play_sim,
+    three_bv,
+)
 from autoplay.stats import GameRecord, StatsStore
 
 
@@ -175,8 +183,8 @@ def test_sim_text_summary(stats_path: Path) -> None:
     lines = result.output.splitlines()
     assert lines[:2] == [
         "9x9/10 kaboom, first click opening at (2, 2), seed 1",
-        "won 3 of 3 games: 100.0% (95% interval 43.9-100.0%), "
-        f"{sum(len(g.guesses) for g in _games(stats_path)) / 3:.2f} guesses per game"]
+        ("won 3 of 3 games: 100.0% (95% interval 43.9-100.0%), "
+         f"{sum(len(g.guesses) for g in _games(stats_path)) / 3:.2f} guesses per game")]
     assert re.fullmatch(r"[\d.]+ ms per game \(median\), [\d.]+ ms mean, \d+ 3BV/s in won games",
                         lines[2]), lines[2]
     assert lines[3:] == [f"recorded in {stats_path}"]
@@ -190,13 +198,13 @@ def _games(path: Path) -> list[GameRecord]:
 @pytest.mark.parametrize(("arguments", "message"), [
     ([], "Error: give one of --preset and --board"),
     (["--preset", "expert", "--board", "9x9/10"], "Error: give one of --preset and --board"),
-    (["--board", "9x9"], "Error: Invalid value for '--board': expected WxH/M such as "
-                         "30x16/99, got '9x9'"),
+    (["--board", "9x9"], ("Error: Invalid value for '--board': expected WxH/M such as "
+                          "30x16/99, got '9x9'")),
     (["--board", "3x3/1", "--first-click", "opening"],
-     "Error: Invalid value for '--board': 1 mines do not fit a 3x3 board with a first click "
-     "that is opening"),
-    (["--preset", "expert", "--rules", "nice"], "Error: Invalid value for '--rules': 'nice' "
-                                                "is not one of 'standard', 'kaboom'."),
+     ("Error: Invalid value for '--board': 1 mines do not fit a 3x3 board with a first "
+      "click that is opening")),
+    (["--preset", "expert", "--rules", "nice"], ("Error: Invalid value for '--rules': "
+                                                 "'nice' is not one of 'standard', 'kaboom'.")),
 ])
 def test_sim_usage_errors(arguments: list[str], message: str, stats_path: Path) -> None:
     result = CliRunner().invoke(cli, ["sim", *arguments, "--db", str(stats_path)],
