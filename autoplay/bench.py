@@ -16,6 +16,7 @@ import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import z3
 
@@ -88,7 +89,7 @@ def reference_safe_cells(board: Board) -> set[Cell]:
     safe = set()
     for cell, mine in cells.items():
         solver.push()
-        solver.add(mine == True)  # noqa: E712  (a Z3 equation, not a comparison)
+        solver.add(mine == True)
         if solver.check() == z3.unsat:
             safe.add(cell)
         solver.pop()
@@ -158,8 +159,8 @@ def measure_deduce(name: str, positions: list[Board], repeat: int) -> Measuremen
         assert found <= deduction.safe, f"reference found safe cells deduce missed on {board!r}"
         safe, mines, reference_safe = (safe + len(deduction.safe), mines + len(deduction.mines),
                                        reference_safe + len(found))
-        ours.append(median_ms(lambda: deduce(board), repeat))
-        reference.append(median_ms(lambda: reference_safe_cells(board), max(1, repeat // 5)))
+        ours.append(median_ms(partial(deduce, board), repeat))
+        reference.append(median_ms(partial(reference_safe_cells, board), max(1, repeat // 5)))
     detail = f"proved {safe} safe and {mines} mines; the reference {reference_safe} safe"
     return Measurement("deduce", name, len(positions), statistics.median(ours),
                        statistics.median(reference), detail)

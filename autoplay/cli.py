@@ -197,8 +197,8 @@ def _render(board: Board, deduction: Deduction) -> Text:
 def _summary(board: Board, deduction: Deduction) -> str:
     unknown = len(board.unknown_cells())
     open_cells = unknown - len(deduction.safe) - len(deduction.mines) - len(deduction.undecided)
-    summary = (f"{len(deduction.safe)} safe (+), {len(deduction.mines)} mines (!), "
-               f"{open_cells} not determined, of {unknown} unopened cells")
+    summary = (f"{len(deduction.safe)} safe (+), {_plural(len(deduction.mines), 'mine')} (!), "
+               f"{open_cells} not determined, of {_plural(unknown, 'unopened cell')}")
     if deduction.undecided:
         summary += f"; {len(deduction.undecided)} undecided when the time ran out"
     return summary
@@ -218,11 +218,15 @@ def _print_count(board: Board, limit: int, as_json: bool) -> None:
         click.echo(json.dumps({"layouts": min(count, limit), "more": count > limit,
                                "limit": limit}))
     elif count > limit:
-        click.echo(f"more than {limit} layout{'s' if limit > 1 else ''} fit")
+        click.echo(f"more than {_plural(limit, 'layout')} fit{'' if limit > 1 else 's'}")
     elif count == 0:
         click.echo("no layout fits")
     else:
         click.echo("exactly one layout fits" if count == 1 else f"{count} layouts fit")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
     if count == 0:
         sys.exit(1)
 

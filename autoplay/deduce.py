@@ -41,7 +41,6 @@ from autoplay.board import UNKNOWN, Board, Cell, is_mine_like
 from autoplay.errors import InconsistentBoard
 from autoplay.pb import PbSolver
 
-
 _GuardedConstraint = Callable[[int], None]
 """Adds a constraint that holds only while the given guard literal is assumed."""
 
@@ -90,11 +89,14 @@ class _Problem:
                 continue
             around = board.neighbour_indices(i)
             cells = tuple(j for j in around if states[j] == UNKNOWN)
-            mines = state - len(mine_like.intersection(around)) if mine_like else state
-            if mines < 0 or mines > len(cells):
-                problem = "mines" if mines < 0 else "unopened cells"
-                raise InconsistentBoard(f"cell {_name(board, i)} shows {state} but has too "
-                                        f"many {problem} around it")
+            known = len(mine_like.intersection(around)) if mine_like else 0
+            mines = state - known
+            if mines < 0:
+                raise InconsistentBoard(f"cell {_name(board, i)} shows {state} but the flags "
+                                        f"and mines around it number {known}")
+            if mines > len(cells):
+                raise InconsistentBoard(f"cell {_name(board, i)} shows {state} but has room "
+                                        f"for only {known + len(cells)} mines around it")
             if cells:
                 self.constraints.append(_Constraint(cells, mines, i))
         self.frontier = sorted({j for c in self.constraints for j in c.cells})
@@ -363,9 +365,9 @@ class _Backbone:
         return self._check(solver, [guard])
 
     def _settle_outside_alone(self, mines_left: int, outside: int) -> None:
-        if mines_left > outside:
-            raise InconsistentBoard(f"no mine layout fits this board: {mines_left} mines are "
-                                    f"left for {outside} cells")
+        if not 0 <= mines_left <= outside:
+            raise InconsistentBoard(f"no mine layout fits this board and its mine count: "
+                                    f"{mines_left} mines would be left for {outside} cells")
         if outside and mines_left == 0:
             self.outside = False
         elif outside and mines_left == outside:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from autoplay.board import Board
+
 
 class AutoplayError(Exception):
     """Base of every error caused by input or surroundings rather than by a bug.
@@ -24,6 +29,6 @@ class ImpossibleCount(BoardFormatError, InconsistentBoard):
     ``board`` is the board as parsed, so a caller can still report its size.
     """
 
-    def __init__(self, message: str, board: object) -> None:
+    def __init__(self, message: str, board: Board) -> None:
         super().__init__(message)
         self.board = board

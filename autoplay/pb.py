@@ -40,7 +40,9 @@ def _ast(lit: Literal) -> z3.BoolRef:
 
 
 def _asts(lits: Sequence[Literal]) -> ctypes.Array[ctypes.c_void_p]:
-    return (z3.Ast * len(lits))(*(_ast(lit).as_ast() for lit in lits))
+    array: ctypes.Array[ctypes.c_void_p] = (z3.Ast * len(lits))(*(_ast(lit).as_ast()
+                                                                   for lit in lits))
+    return array
 
 
 def z3_version() -> str:

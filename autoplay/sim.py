@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterable
 from typing import Literal
 
-from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, Board, Cell, WRONG_FLAG
+from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell
 
 FirstClick = Literal["safe", "opening"]
 Outcome = Literal["playing", "won", "lost"]
