@@ -10,12 +10,16 @@ count. It reads as a pipeline:
    cells, repeatedly, without Z3: most cells of a real game are settled here;
 3. what is left falls into independent components; a component of one constraint settles
    nothing and needs no proof;
-4. the rest goes to one incremental Z3 solver: every model found witnesses a possible value
-   for every cell at once (the model-reuse trick of the Kaboom article), and a cell whose
-   other value no model has shown is asked about under an assumption; "unsatisfiable" is
-   the proof. The total mine count couples the components only when it can bind; then it
-   joins as two cardinality constraints over the frontier, because the cells that touch no
-   count can take any number of mines from 0 to their number.
+4. the rest goes to one incremental Z3 solver. The components stay independent (no
+   constraint links them unless the total count binds), but they share the solver: measured
+   on expert positions, a solver per component costs about 12% more and a guard literal per
+   component about 60% more, and even on 80x60 boards one solver stays ahead, because Z3's
+   set-up per solver outweighs what smaller problems save. Every model found witnesses a
+   possible value for every cell at once (the model-reuse trick of the Kaboom article), and
+   a cell whose other value no model has shown is asked about under an assumption;
+   "unsatisfiable" is the proof. The total mine count couples the components only when it
+   can bind; then it joins as two cardinality constraints over the frontier, because the
+   cells that touch no count can take any number of mines from 0 to their number.
 
 >>> board = Board.parse('''
 ... 1?
