@@ -131,6 +131,7 @@ class Clues:
                                           f"no clue lines")
             clues[kind] = tuple(_parse_clue(number, line) for number, line in section)
             lines[stripe] = [number for number, _ in section]
+        # Checked here first so that the message names the line; __post_init__ then passes.
         _check(clues["rows"], clues["columns"],
                lambda stripe, index: f"line {lines[stripe][index]} ({stripe} {index + 1})")
         return cls(clues["rows"], clues["columns"])
