@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from itertools import islice
 from typing import Any, NoReturn
 
 import click
@@ -21,6 +22,7 @@ from autoplay import bench as benchmarks
 from autoplay.board import FLAG, MINE, UNKNOWN, Board, Cell, state_char
 from autoplay.deduce import Deduction, count_layouts, deduce, find_layout, wrong_flags
 from autoplay.errors import AutoplayError, ImpossibleCount, InconsistentBoard
+from autoplay.nonogram import Clues, solutions
 from autoplay.pb import z3_version
 
 _COUNT_STYLES = ["dim", "blue", "green", "red", "navy_blue", "dark_red", "cyan", "white", "grey50"]
@@ -259,3 +261,34 @@ def bench_command(suites: tuple[str, ...], repeat: int, as_json: bool) -> None:
                       "" if m.reference_ms is None else f"{m.reference_ms:.1f}",
                       "" if m.ratio is None else f"{m.ratio:.0f}x", m.detail)
     Console().print(table)
+
+
+_SOLUTION_COUNTS = {"none": "no solution", "one": "one solution: it is unique",
+                    "several": "several solutions: it is not unique"}
+
+
+@cli.command("nonogram")
+@click.argument("source", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the grid as JSON rows of 0/1.")
+@click.option("--count", is_flag=True, help="Say whether the solution is unique.")
+def nonogram_command(source: str, as_json: bool, count: bool) -> None:
+    """Solve a nonogram: fill the grid its row and column clues describe.
+
+    SOURCE ('-' for standard input) has a 'rows:' and a 'columns:' section, one line of
+    group lengths per stripe, separated by spaces ('0' for an empty stripe). Exits 1 when
+    no grid fits.
+    """
+    clues = Clues.parse(_read_text(source))
+    found = list(islice(solutions(clues), 2 if count else 1))
+    size = {"rows": clues.height, "cols": clues.width}
+    if count:
+        answer = ("none", "one", "several")[len(found)]
+        click.echo(json.dumps(size | {"solutions": answer}) if as_json
+                   else _SOLUTION_COUNTS[answer])
+    elif as_json:
+        grid = [[int(filled) for filled in row] for row in found[0].filled] if found else None
+        click.echo(json.dumps(size | {"solved": bool(found), "grid": grid}))
+    else:
+        click.echo(str(found[0]) if found else "no solution")
+    if not found:
+        sys.exit(1)
