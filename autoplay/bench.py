@@ -123,8 +123,8 @@ class Measurement:
         return None if self.reference_ms is None else self.reference_ms / self.median_ms
 
 
-def reference_safe_cells(board: Board) -> set[Cell]:
-    """The article's method: one Z3 query per frontier cell, safe cells only."""
+def article_model(board: Board) -> tuple[z3.Solver, dict[Cell, z3.BoolRef]]:
+    """The safe-cells article's model: a boolean per frontier cell, a ``Sum`` per count."""
     cells: dict[Cell, z3.BoolRef] = {}
     for cell in board.cells():
         if board[cell] >= 0:
@@ -137,10 +137,16 @@ def reference_safe_cells(board: Board) -> set[Cell]:
             near_cells = [cells[n] for n in board.neighbours(cell) if n in cells]
             if near_cells:
                 solver.add(z3.Sum(near_cells) == board[cell])
+    return solver, cells
+
+
+def reference_safe_cells(board: Board) -> set[Cell]:
+    """The article's method: one Z3 query per frontier cell, safe cells only."""
+    solver, cells = article_model(board)
     safe = set()
     for cell, mine in cells.items():
         solver.push()
-        solver.add(mine == True)
+        solver.add(mine == True)  # a Z3 equation, as the article writes it
         if solver.check() == z3.unsat:
             safe.add(cell)
         solver.pop()

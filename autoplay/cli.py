@@ -114,7 +114,7 @@ def _read_text(source: str) -> str:
         with open(source, encoding="utf-8") as handle:
             return handle.read()
     except UnicodeDecodeError:
-        raise click.ClickException(f"{source} is not a text board (not UTF-8 text)") from None
+        raise click.ClickException(f"{source} is not a text file (not UTF-8)") from None
     except OSError as error:
         raise click.ClickException(f"cannot read {source}: {error.strerror}") from None
 

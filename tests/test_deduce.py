@@ -9,10 +9,11 @@ from pathlib import Path
 
 import ms_toollib
 import pytest
+import z3
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from autoplay.bench import expert_positions
+from autoplay.bench import article_model, expert_positions
 from autoplay.board import (
     EXPLODED,
     FLAG,
@@ -164,17 +165,8 @@ def test_the_safe_cells_article_board_gives_its_answer() -> None:
 
 
 def enumerate_frontier_mines(board: Board) -> set[Cell]:
-    """Mines of the 24x20 board by the article's own kind of query, one cell at a time."""
-    import z3
-
-    cells = {n: z3.Bool(f"{n.row}-{n.col}") for c in board.cells() if board[c] >= 0
-             for n in board.neighbours(c) if board[n] == UNKNOWN}
-    solver = z3.Solver()
-    for c in board.cells():
-        if board[c] >= 0:
-            near = [cells[n] for n in board.neighbours(c) if n in cells]
-            if near:
-                solver.add(z3.Sum(near) == board[c])
+    """Mines of the board by the article's own model, one query per cell."""
+    solver, cells = article_model(board)
     return {cell for cell, var in cells.items() if solver.check(z3.Not(var)) == z3.unsat}
 
 
