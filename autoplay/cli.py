@@ -17,6 +17,7 @@ import re
 import shutil
 import sys
 from collections.abc import Callable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -30,6 +31,7 @@ from autoplay import bench as benchmarks
 from autoplay.board import FLAG, MINE, UNKNOWN, Board, Cell, state_char
 from autoplay.deduce import Deduction, count_layouts, deduce, find_layout, wrong_flags
 from autoplay.errors import AutoplayError, ImpossibleCount, InconsistentBoard
+from autoplay.nonogram import Clues, solutions
 from autoplay.pb import z3_version
 from autoplay.player import FirstClick
 from autoplay.report import plot as draw
@@ -126,7 +128,7 @@ def _read_text(source: str) -> str:
         with open(source, encoding="utf-8") as handle:
             return handle.read()
     except UnicodeDecodeError:
-        raise click.ClickException(f"{source} is not a text board (not UTF-8 text)") from None
+        raise click.ClickException(f"{source} is not a text file (not UTF-8)") from None
     except OSError as error:
         raise click.ClickException(f"cannot read {source}: {error.strerror}") from None
 
@@ -211,8 +213,8 @@ def _render(board: Board, deduction: Deduction) -> Text:
 def _summary(board: Board, deduction: Deduction) -> str:
     unknown = len(board.unknown_cells())
     open_cells = unknown - len(deduction.safe) - len(deduction.mines) - len(deduction.undecided)
-    summary = (f"{len(deduction.safe)} safe (+), {len(deduction.mines)} mines (!), "
-               f"{open_cells} not determined, of {unknown} unopened cells")
+    summary = (f"{len(deduction.safe)} safe (+), {_plural(len(deduction.mines), 'mine')} (!), "
+               f"{open_cells} not determined, of {_plural(unknown, 'unopened cell')}")
     if deduction.undecided:
         summary += f"; {len(deduction.undecided)} undecided when the time ran out"
     return summary
@@ -232,11 +234,15 @@ def _print_count(board: Board, limit: int, as_json: bool) -> None:
         click.echo(json.dumps({"layouts": min(count, limit), "more": count > limit,
                                "limit": limit}))
     elif count > limit:
-        click.echo(f"more than {limit} layout{'s' if limit > 1 else ''} fit")
+        click.echo(f"more than {_plural(limit, 'layout')} fit{'' if limit > 1 else 's'}")
     elif count == 0:
         click.echo("no layout fits")
     else:
         click.echo("exactly one layout fits" if count == 1 else f"{count} layouts fit")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
     if count == 0:
         sys.exit(1)
 
@@ -269,6 +275,37 @@ def bench_command(suites: tuple[str, ...], repeat: int, as_json: bool) -> None:
                       "" if m.reference_ms is None else f"{m.reference_ms:.1f}",
                       "" if m.ratio is None else f"{m.ratio:.0f}x", m.detail)
     Console().print(table)
+
+
+_SOLUTION_COUNTS = {"none": "no solution", "one": "one solution: it is unique",
+                    "several": "several solutions: it is not unique"}
+
+
+@cli.command("nonogram")
+@click.argument("source", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the grid as JSON rows of 0/1.")
+@click.option("--count", is_flag=True, help="Say whether the solution is unique.")
+def nonogram_command(source: str, as_json: bool, count: bool) -> None:
+    """Solve a nonogram: fill the grid its row and column clues describe.
+
+    SOURCE ('-' for standard input) has a 'rows:' and a 'columns:' section, one line of
+    group lengths per stripe, separated by spaces ('0' for an empty stripe). Exits 1 when
+    no grid fits.
+    """
+    clues = Clues.parse(_read_text(source))
+    found = list(islice(solutions(clues), 2 if count else 1))
+    size = {"rows": clues.height, "cols": clues.width}
+    if count:
+        answer = ("none", "one", "several")[len(found)]
+        click.echo(json.dumps(size | {"solutions": answer}) if as_json
+                   else _SOLUTION_COUNTS[answer])
+    elif as_json:
+        grid = [[int(filled) for filled in row] for row in found[0].filled] if found else None
+        click.echo(json.dumps(size | {"solved": bool(found), "grid": grid}))
+    else:
+        click.echo(str(found[0]) if found else "no solution")
+    if not found:
+        sys.exit(1)
 
 
 _BOARD_SIZE = re.compile(r"(\d+)x(\d+)/(\d+)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # board.py raises these errors, so it cannot be imported here at run time
+if TYPE_CHECKING:
     from autoplay.board import Board
 
 
@@ -32,3 +32,10 @@ class ImpossibleCount(BoardFormatError, InconsistentBoard):
     def __init__(self, message: str, board: Board) -> None:
         super().__init__(message)
         self.board = board
+
+
+class NonogramFormatError(AutoplayError, ValueError):
+    """Nonogram clues that cannot be parsed, or that no grid of their size could fit.
+
+    The message names the line (and the row or column) at fault.
+    """

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import logging
 import random
 from fractions import Fraction
@@ -11,26 +10,17 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from autoplay.board import FLAG, Board, Cell, is_mine_like
+from autoplay.board import FLAG, Board, Cell
 from autoplay.errors import InconsistentBoard
 from autoplay.odds import choose_guess, mine_probabilities
+from tests.brute import enumerate_layouts
 
 
 def _brute_force(board: Board) -> dict[Cell, Fraction]:
-    """Every way to put mines on the unknown cells, kept when it fits; each counts once."""
-    unknown = board.unknown_cells()
-    known = {cell for cell in board.cells() if is_mine_like(board[cell])}
-    counts = [cell for cell in board.cells() if board[cell] >= 0]
-    fitting = []
-    for bits in itertools.product((False, True), repeat=len(unknown)):
-        mines = known | {cell for cell, bit in zip(unknown, bits) if bit}
-        if board.mines is not None and len(mines) != board.mines:
-            continue
-        if all(board[c] == sum(n in mines for n in board.neighbours(c)) for c in counts):
-            fitting.append(mines)
-    assert fitting, "the strategy only builds boards some layout fits"
-    return {cell: Fraction(sum(cell in mines for mines in fitting), len(fitting))
-            for cell in unknown}
+    """Each unknown cell's share of the layouts that put a mine on it, by enumerating all."""
+    truth = enumerate_layouts(board)
+    assert truth.layouts, "the strategy only builds boards some layout fits"
+    return {cell: Fraction(mined, truth.layouts) for cell, mined in truth.mined_in.items()}
 
 
 @st.composite
