@@ -22,6 +22,8 @@ class Truth:
     layouts: int
     safe: frozenset[Cell]
     mines: frozenset[Cell]
+    mined_in: dict[Cell, int]
+    """For each unknown cell, how many of the layouts put a mine on it."""
 
 
 def enumerate_layouts(board: Board) -> Truth:
@@ -45,11 +47,12 @@ def enumerate_layouts(board: Board) -> Truth:
         fits &= assignments.sum(axis=1) + fixed_mines == board.mines
     fitting = assignments[fits]
     if len(fitting) == 0:
-        return Truth(0, frozenset(), frozenset())
+        return Truth(0, frozenset(), frozenset(), {})
     always_safe = ~fitting.any(axis=0)
     always_mine = fitting.all(axis=0)
     return Truth(
         len(fitting),
         frozenset(board.cell(unknown[k]) for k in range(n) if always_safe[k]),
         frozenset(board.cell(unknown[k]) for k in range(n) if always_mine[k]),
+        {board.cell(unknown[k]): int(mined) for k, mined in enumerate(fitting.sum(axis=0))},
     )

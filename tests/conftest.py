@@ -1,10 +1,12 @@
-"""Shared fixtures: a text-board helper, and a check that nothing logged an error."""
+"""Shared fixtures: a text-board helper, a real statistics file, and a check that nothing
+logged an error."""
 
 from __future__ import annotations
 
 import logging
 import textwrap
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -23,3 +25,9 @@ def no_logged_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     yield
     errors = [r for r in caplog.get_records("call") if r.levelno >= logging.ERROR]
     assert not errors, f"errors were logged: {[r.getMessage() for r in errors]}"
+
+
+@pytest.fixture
+def stats_path(tmp_path: Path) -> Path:
+    """Where a test's real SQLite statistics file goes."""
+    return tmp_path / "stats.sqlite3"
