@@ -6,6 +6,10 @@ The public API is re-exported here; each concern lives in its own module.
 from autoplay.board import Board, Cell
 from autoplay.deduce import Deduction, count_layouts, deduce, find_layout
 from autoplay.errors import AutoplayError, BoardFormatError, InconsistentBoard
+from autoplay.odds import mine_probabilities
+from autoplay.player import Game, GameResult, play
+from autoplay.sim import KaboomGame, SimGame
+from autoplay.stats import StatsStore
 
 __all__ = [
     "AutoplayError",
@@ -13,8 +17,15 @@ __all__ = [
     "BoardFormatError",
     "Cell",
     "Deduction",
+    "Game",
+    "GameResult",
     "InconsistentBoard",
+    "KaboomGame",
+    "SimGame",
+    "StatsStore",
     "count_layouts",
     "deduce",
     "find_layout",
+    "mine_probabilities",
+    "play",
 ]

@@ -1,13 +1,14 @@
-"""Benchmarks against reference methods, each measured in the same run as what it is compared to.
-
-Suite ``deduce``: the deducer against the one-query-per-cell method.
+"""Benchmarks of the deducer against the one-query-per-cell method, measured in the same run.
 
 The reference is the method of the safe-cells article this project grew from: a ``Sum`` of
 booleans per count, then for each frontier cell ``push``, assert it is a mine, ``check``,
 ``pop``. It proves only safe cells; :func:`~autoplay.deduce.deduce` proves safe cells and
 mines, also off the frontier, and uses the total mine count when the board has one.
 
-Suite ``vision``: reading a screenshot against the plain way of template matching, one
+The nonogram suite times :func:`~autoplay.nonogram.solve` against the nonogram article's own
+model (integer start and end per group) on the article's puzzle.
+
+The vision suite times reading a screenshot against the plain way of template matching, one
 ``cv2.matchTemplate`` of every template over the whole picture; both must read the same board.
 
 Times are medians, since these machines are shared and noisy; speed is stated as a ratio to
@@ -21,6 +22,8 @@ import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
+from itertools import islice
 from pathlib import Path
 
 import cv2
@@ -29,8 +32,10 @@ import z3
 
 from autoplay.board import UNKNOWN, Board, Cell
 from autoplay.deduce import deduce
+from autoplay.nonogram import Clues, Grid, solutions, solve
 from autoplay.sim import SimGame
 from autoplay.vision import (
+    OUTSIDE,
     SHIPPED_SKINS,
     Geometry,
     Image,
@@ -67,6 +72,52 @@ SEED_003_BOARD = """\
 """
 """The 24x20 board of the safe-cells article (no total mine count)."""
 
+SEED_001_NONOGRAM = """\
+rows:
+3
+5
+3 1
+2 1
+3 3 4
+2 2 7
+6 1 1
+4 2 2
+1 1
+3 1
+6
+2 7
+6 3 1
+1 2 2 1 1
+4 1 1 3
+4 2 2
+3 3 1
+3 3
+3
+2 1
+columns:
+2
+1 2
+2 3
+2 3
+3 1 1
+2 1 1
+1 1 1 2 2
+1 1 3 1 3
+2 6 4
+3 3 9 1
+5 3 2
+3 1 2 2
+2 1 7
+3 3 2
+2 4
+2 1 2
+2 2 1
+2 2
+1
+1
+"""
+"""The 20x20 nonogram of the nonogram article, in :class:`~autoplay.nonogram.Clues` format."""
+
 
 @dataclass(frozen=True, slots=True)
 class Measurement:
@@ -91,8 +142,8 @@ class Measurement:
         return None if self.reference_ms is None else self.reference_ms / self.median_ms
 
 
-def reference_safe_cells(board: Board) -> set[Cell]:
-    """The article's method: one Z3 query per frontier cell, safe cells only."""
+def article_model(board: Board) -> tuple[z3.Solver, dict[Cell, z3.BoolRef]]:
+    """The safe-cells article's model: a boolean per frontier cell, a ``Sum`` per count."""
     cells: dict[Cell, z3.BoolRef] = {}
     for cell in board.cells():
         if board[cell] >= 0:
@@ -105,10 +156,16 @@ def reference_safe_cells(board: Board) -> set[Cell]:
             near_cells = [cells[n] for n in board.neighbours(cell) if n in cells]
             if near_cells:
                 solver.add(z3.Sum(near_cells) == board[cell])
+    return solver, cells
+
+
+def reference_safe_cells(board: Board) -> set[Cell]:
+    """The article's method: one Z3 query per frontier cell, safe cells only."""
+    solver, cells = article_model(board)
     safe = set()
     for cell, mine in cells.items():
         solver.push()
-        solver.add(mine == True)  # noqa: E712  (a Z3 equation, not a comparison)
+        solver.add(mine == True)  # a Z3 equation, as the article writes it
         if solver.check() == z3.unsat:
             safe.add(cell)
         solver.pop()
@@ -178,8 +235,8 @@ def measure_deduce(name: str, positions: list[Board], repeat: int) -> Measuremen
         assert found <= deduction.safe, f"reference found safe cells deduce missed on {board!r}"
         safe, mines, reference_safe = (safe + len(deduction.safe), mines + len(deduction.mines),
                                        reference_safe + len(found))
-        ours.append(median_ms(lambda: deduce(board), repeat))
-        reference.append(median_ms(lambda: reference_safe_cells(board), max(1, repeat // 5)))
+        ours.append(median_ms(partial(deduce, board), repeat))
+        reference.append(median_ms(partial(reference_safe_cells, board), max(1, repeat // 5)))
     detail = f"proved {safe} safe and {mines} mines; the reference {reference_safe} safe"
     return Measurement("deduce", name, len(positions), statistics.median(ours),
                        statistics.median(reference), detail)
@@ -193,6 +250,52 @@ def deduce_suite(repeat: int) -> list[Measurement]:
     ]
 
 
+def article_nonogram(clues: Clues) -> Grid | None:
+    """The nonogram article's model, with Z3's default solver: an integer start and end per
+    group, inside the stripe, ``size - 1`` apart, each group at least two past the previous
+    end, and a cell filled exactly when it lies between some group's start and end.
+    """
+    width, height = clues.width, clues.height
+    cell = [[z3.Bool(f"cell{col},{row}") for col in range(width)] for row in range(height)]
+    solver = z3.Solver()
+    stripes = [(f"row-{row}", clue, cell[row]) for row, clue in enumerate(clues.rows)]
+    stripes += [(f"column-{col}", clue, [cell[row][col] for row in range(height)])
+                for col, clue in enumerate(clues.columns)]
+    for name, clue, cells in stripes:
+        start = [z3.Int(f"{name}-{i}-start") for i in range(len(clue))]
+        end = [z3.Int(f"{name}-{i}-end") for i in range(len(clue))]
+        for i, size in enumerate(clue):
+            solver.add(start[i] >= 0, start[i] < len(cells), end[i] >= 0, end[i] < len(cells),
+                       end[i] - start[i] == size - 1)
+        for i in range(len(clue) - 1):
+            solver.add(start[i + 1] >= end[i] + 2)
+        for k, filled in enumerate(cells):
+            solver.add(filled == z3.Or([z3.And(start[i] <= k, k <= end[i])
+                                        for i in range(len(clue))]))
+    if solver.check() != z3.sat:
+        return None
+    model = solver.model()
+    return Grid(tuple(tuple(z3.is_true(model.eval(c, model_completion=True)) for c in row)
+                      for row in cell))
+
+
+def nonogram_suite(repeat: int) -> list[Measurement]:
+    """The nonogram article's 20x20 puzzle: :func:`~autoplay.nonogram.solve` against the
+    article's own model, both from the clues to a grid, the model built anew each time.
+
+    :raises AssertionError: if either finds no grid, or a grid the clues do not describe.
+    """
+    clues = Clues.parse(SEED_001_NONOGRAM)
+    ours, reference = solve(clues), article_nonogram(clues)
+    assert ours is not None and ours.clues() == clues, "solve found no grid that fits"
+    assert reference is not None and reference.clues() == clues, "the reference found none"
+    unique = len(list(islice(solutions(clues), 2))) == 1
+    detail = (f"{'the only' if unique else 'a'} grid that fits; the reference found "
+              f"{'the same' if reference == ours else 'another'}")
+    return [Measurement("nonogram", "20x20 puzzle of the nonogram article", 1,
+                        median_ms(lambda: solve(clues), repeat),
+                        median_ms(lambda: article_nonogram(clues), max(1, repeat // 5)),
+                        detail)]
 def sweep_read(image: Image, geometry: Geometry, skin: Skin) -> Board:
     """The plain reader: match every template, scaled to the pitch, over the whole board
     with ``cv2.matchTemplate``, and give each cell the template that fits best at its
@@ -200,12 +303,13 @@ def sweep_read(image: Image, geometry: Geometry, skin: Skin) -> Board:
     x0, y0, x1, y1 = geometry.box()
     size = (round(geometry.pitch_x), round(geometry.pitch_y))
     region = image[y0:y1 + size[1], x0:x1 + size[0]]
+    cells = [t for t in skin.templates if t.state != OUTSIDE]
     scores = np.stack([cv2.matchTemplate(region, cv2.resize(t.image, size), cv2.TM_SQDIFF)
-                       for t in skin.templates])
+                       for t in cells])
     states = []
     for cell in Board.empty(geometry.cols, geometry.rows).cells():
         cx, cy, _, _ = geometry.cell_box(cell)
-        states.append(int(skin.states[int(np.argmin(scores[:, cy - y0, cx - x0]))]))
+        states.append(cells[int(np.argmin(scores[:, cy - y0, cx - x0]))].state)
     return Board(geometry.cols, geometry.rows, tuple(states))
 
 
@@ -213,7 +317,7 @@ def sweep_locate_read(image: Image, skin: Skin) -> Board:
     """The plain locator: match every template over the whole screen; the spots that match
     (almost) exactly are the cells, at the skin's own pitch; then :func:`sweep_read`."""
     scores = np.min([cv2.matchTemplate(image, t.image, cv2.TM_SQDIFF_NORMED)
-                     for t in skin.templates], axis=0)
+                     for t in skin.templates if t.state != OUTSIDE], axis=0)
     ys, xs = np.nonzero(scores < 1e-3)
     left, top = int(xs.min()), int(ys.min())
     pitch_x, pitch_y = skin.pitch
@@ -251,6 +355,7 @@ def vision_suite(repeat: int) -> list[Measurement]:
 
 SUITES: dict[str, Callable[[int], list[Measurement]]] = {
     "deduce": deduce_suite,
+    "nonogram": nonogram_suite,
     "vision": vision_suite,
 }
 """Every benchmark suite by name; each takes the number of repeats per item."""

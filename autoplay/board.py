@@ -135,8 +135,8 @@ class Board:
             larger than its cell's neighbourhood raises :class:`ImpossibleCount`, which is
             also an :class:`InconsistentBoard`.
 
-        >>> Board.parse("2?")
-        Board.parse('2.')
+        >>> Board.parse("1?")
+        Board.parse('1.')
         >>> Board.parse("1.\\n.")
         Traceback (most recent call last):
         ...

@@ -7,14 +7,23 @@ Ctrl-C exits 130 with ``Interrupted``.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import logging
+import os
+import random
 import re
+import shutil
 import sys
+from collections.abc import Callable, Iterator
+from itertools import islice
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -24,7 +33,13 @@ from autoplay.annotate import draw_deduction
 from autoplay.board import FLAG, MINE, UNKNOWN, Board, Cell, state_char
 from autoplay.deduce import Deduction, count_layouts, deduce, find_layout, wrong_flags
 from autoplay.errors import AutoplayError, ImpossibleCount, InconsistentBoard, UnknownCells
+from autoplay.nonogram import Clues, solutions
 from autoplay.pb import z3_version
+from autoplay.player import FirstClick
+from autoplay.report import plot as draw
+from autoplay.report import summarize
+from autoplay.sim import PRESETS, Rules, SimConfig, play_games
+from autoplay.stats import StatsStore, default_path
 
 _COUNT_STYLES = ["dim", "blue", "green", "red", "navy_blue", "dark_red", "cyan", "white", "grey50"]
 
@@ -137,7 +152,7 @@ def _decode_text(data: bytes, source: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise click.ClickException(f"{source} is not a text board (not UTF-8 text)") from None
+        raise click.ClickException(f"{source} is not a text file (not UTF-8)") from None
 
 
 def _read_text(source: str) -> str:
@@ -251,8 +266,8 @@ def _render(board: Board, deduction: Deduction) -> Text:
 def _summary(board: Board, deduction: Deduction) -> str:
     unknown = len(board.unknown_cells())
     open_cells = unknown - len(deduction.safe) - len(deduction.mines) - len(deduction.undecided)
-    summary = (f"{len(deduction.safe)} safe (+), {len(deduction.mines)} mines (!), "
-               f"{open_cells} not determined, of {unknown} unopened cells")
+    summary = (f"{len(deduction.safe)} safe (+), {_plural(len(deduction.mines), 'mine')} (!), "
+               f"{open_cells} not determined, of {_plural(unknown, 'unopened cell')}")
     if deduction.undecided:
         summary += f"; {len(deduction.undecided)} undecided when the time ran out"
     return summary
@@ -272,11 +287,15 @@ def _print_count(board: Board, limit: int, as_json: bool) -> None:
         click.echo(json.dumps({"layouts": min(count, limit), "more": count > limit,
                                "limit": limit}))
     elif count > limit:
-        click.echo(f"more than {limit} layout{'s' if limit > 1 else ''} fit")
+        click.echo(f"more than {_plural(limit, 'layout')} fit{'' if limit > 1 else 's'}")
     elif count == 0:
         click.echo("no layout fits")
     else:
         click.echo("exactly one layout fits" if count == 1 else f"{count} layouts fit")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
     if count == 0:
         sys.exit(1)
 
@@ -309,6 +328,173 @@ def bench_command(suites: tuple[str, ...], repeat: int, as_json: bool) -> None:
                       "" if m.reference_ms is None else f"{m.reference_ms:.1f}",
                       "" if m.ratio is None else f"{m.ratio:.0f}x", m.detail)
     Console().print(table)
+
+
+_SOLUTION_COUNTS = {"none": "no solution", "one": "one solution: it is unique",
+                    "several": "several solutions: it is not unique"}
+
+
+@cli.command("nonogram")
+@click.argument("source", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the grid as JSON rows of 0/1.")
+@click.option("--count", is_flag=True, help="Say whether the solution is unique.")
+def nonogram_command(source: str, as_json: bool, count: bool) -> None:
+    """Solve a nonogram: fill the grid its row and column clues describe.
+
+    SOURCE ('-' for standard input) has a 'rows:' and a 'columns:' section, one line of
+    group lengths per stripe, separated by spaces ('0' for an empty stripe). Exits 1 when
+    no grid fits.
+    """
+    clues = Clues.parse(_read_text(source))
+    found = list(islice(solutions(clues), 2 if count else 1))
+    size = {"rows": clues.height, "cols": clues.width}
+    if count:
+        answer = ("none", "one", "several")[len(found)]
+        click.echo(json.dumps(size | {"solutions": answer}) if as_json
+                   else _SOLUTION_COUNTS[answer])
+    elif as_json:
+        grid = [[int(filled) for filled in row] for row in found[0].filled] if found else None
+        click.echo(json.dumps(size | {"solved": bool(found), "grid": grid}))
+    else:
+        click.echo(str(found[0]) if found else "no solution")
+    if not found:
+        sys.exit(1)
+
+
+_BOARD_SIZE = re.compile(r"(\d+)x(\d+)/(\d+)")
+
+
+@cli.command("sim")
+@click.option("--preset", type=click.Choice(list(PRESETS)),
+              help="beginner 9x9/10, intermediate 16x16/40 or expert 30x16/99.")
+@click.option("--board", "size", metavar="WxH/M", help="Any board: width x height / mines.")
+@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--first-click", type=click.Choice(["safe", "opening"]), default="safe",
+              show_default=True, help="The first cell holds no mine, or opens an area.")
+@click.option("--rules", type=click.Choice(["standard", "kaboom"]), default="standard",
+              show_default=True, help="kaboom: mines are placed as you click, cruel but fair.")
+@click.option("--seed", type=int, help="Replays a run exactly (random when not given).")
+@click.option("--workers", type=click.IntRange(min=1), help="Processes; all cores by default.")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="The statistics file (default: in the user's data directory).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def sim_command(preset: str | None, size: str | None, games: int, first_click: FirstClick,
+                rules: Rules, seed: int | None, workers: int | None, db: Path | None,
+                quiet: bool, as_json: bool) -> None:
+    """Play simulated games and record every one in the statistics file.
+
+    Game i of a run is dealt from a seed made of --seed and i alone, so a run replays the
+    same games with any number of workers.
+    """
+    config = _sim_config(preset, size, rules, first_click)
+    seed = random.SystemRandom().randrange(2**32) if seed is None else seed
+    workers = min(workers or os.cpu_count() or 1, games)
+    path = db or default_path()
+    records = []
+    with StatsStore(path) as store, _progress(games, quiet) as advance, \
+            contextlib.closing(play_games(config, games, seed=seed, workers=workers)) as run:
+        for record in run:
+            store.record(record)
+            records.append(record)
+            advance(record.won)
+    summary = summarize(records)[0]
+    if as_json:
+        click.echo(json.dumps({"preset": preset} | summary.as_dict()
+                              | {"seed": seed, "workers": workers, "db": str(path)}))
+        return
+    low, high = summary.ci95
+    speed = summary.three_bv_per_second
+    click.echo(f"{summary.configuration}, seed {seed}\n"
+               f"won {summary.wins} of {summary.games} games: {100 * summary.win_rate:.1f}% "
+               f"(95% interval {100 * low:.1f}-{100 * high:.1f}%), "
+               f"{summary.guesses_per_game:.2f} guesses per game\n"
+               f"{1000 * summary.median_seconds:.1f} ms per game (median), "
+               f"{1000 * summary.seconds_per_game:.1f} ms mean"
+               + ("" if speed is None else f", {speed:.0f} 3BV/s in won games")
+               + f"\nrecorded in {path}")
+
+
+def _sim_config(preset: str | None, size: str | None, rules: Rules,
+                first_click: FirstClick) -> SimConfig:
+    if (preset is None) == (size is None):
+        raise click.UsageError("give one of --preset and --board")
+    if preset is not None:
+        return dataclasses.replace(PRESETS[preset], rules=rules, first_click=first_click)
+    match = _BOARD_SIZE.fullmatch(size or "")
+    if match is None:
+        raise click.BadParameter(f"expected WxH/M such as 30x16/99, got {size!r}",
+                                 param_hint="'--board'")
+    width, height, mines = map(int, match.groups())
+    try:
+        return SimConfig(width, height, mines, rules, first_click)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--board'") from None
+
+
+@contextlib.contextmanager
+def _progress(games: int, quiet: bool) -> Iterator[Callable[[bool], None]]:
+    """A progress bar on the terminal (games done, running win rate, ETA), or nothing."""
+    console = Console(stderr=True)
+    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(),
+               MofNCompleteColumn(), TextColumn("won {task.fields[rate]}"),
+               TimeRemainingColumn())
+    wins = done = 0
+    with Progress(*columns, console=console,
+                  disable=quiet or not console.is_terminal) as progress:
+        task = progress.add_task("games", total=games, rate="-")
+
+        def advance(won: bool) -> None:
+            nonlocal wins, done
+            wins, done = wins + won, done + 1
+            progress.update(task, advance=1, rate=f"{100 * wins / done:.1f}%")
+
+        yield advance
+
+
+@cli.command("stats")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="The statistics file (default: in the user's data directory).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summaries as JSON.")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also draw them into this image (PNG, SVG or PDF).")
+def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
+    """Summarize the recorded games: one row per configuration."""
+    path = db or default_path()
+    if not path.exists():
+        raise click.ClickException(f"no statistics file at {path}: play some games first")
+    with StatsStore(path) as store:
+        games = list(store.games())
+    summaries = summarize(games)
+    if plot is not None:
+        if not games:
+            raise click.ClickException(f"no games recorded in {path}: nothing to plot")
+        draw(games, plot)
+    if as_json:
+        click.echo(json.dumps({"db": str(path), "configurations": [
+            s.as_dict() for s in summaries]}))
+        return
+    if not games:
+        click.echo(f"no games recorded in {path}")
+        return
+    table = Table(title=f"{len(games)} games recorded in {path}")
+    table.caption = "guesses, ms and 3BV/s per game; ms: median and mean; 3BV/s: won games"
+    for column in ("source", "board", "rules", "first click", "games", "won", "95% interval",
+                   "guesses", "ms", "ms mean", "3BV/s"):
+        table.add_column(column, justify="right" if column[0] in "gw9m3" else "left",
+                         no_wrap=True)
+    for s in summaries:
+        low, high = s.ci95
+        speed = s.three_bv_per_second
+        c = s.configuration
+        table.add_row(c.source, c.board, c.rules, c.opening, str(s.games),
+                      f"{100 * s.win_rate:.1f}%",
+                      f"{100 * low:.1f}-{100 * high:.1f}%", f"{s.guesses_per_game:.2f}",
+                      f"{1000 * s.median_seconds:.1f}", f"{1000 * s.seconds_per_game:.1f}",
+                      "" if speed is None else f"{speed:.0f}")
+    Console(width=max(140, shutil.get_terminal_size().columns)).print(table)
+    if plot is not None:
+        click.echo(f"plot saved to {plot}")
 
 
 @cli.command("read")

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from autoplay.board import Board
+    from autoplay.vision import Reading
+
 
 class AutoplayError(Exception):
     """Base of every error caused by input or surroundings rather than by a bug.
@@ -24,9 +30,16 @@ class ImpossibleCount(BoardFormatError, InconsistentBoard):
     ``board`` is the board as parsed, so a caller can still report its size.
     """
 
-    def __init__(self, message: str, board: object) -> None:
+    def __init__(self, message: str, board: Board) -> None:
         super().__init__(message)
         self.board = board
+
+
+class NonogramFormatError(AutoplayError, ValueError):
+    """Nonogram clues that cannot be parsed, or that no grid of their size could fit.
+
+    The message names the line (and the row or column) at fault.
+    """
 
 
 class UnreadableImage(AutoplayError):
@@ -43,7 +56,7 @@ class UnknownCells(AutoplayError):
     ``reading`` is the :class:`~autoplay.vision.Reading`, with those cells listed.
     """
 
-    def __init__(self, message: str, reading: object) -> None:
+    def __init__(self, message: str, reading: Reading) -> None:
         super().__init__(message)
         self.reading = reading
 

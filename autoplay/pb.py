@@ -1,13 +1,13 @@
-"""A small incremental pseudo-boolean solver on top of Z3: the one place Minesweeper meets Z3.
+"""A small incremental pseudo-boolean solver on top of Z3: the one place the solvers meet Z3.
 
 Variables are plain integers ``0, 1, 2, ...``; a literal is ``v + 1`` for "v is true" and
 ``-(v + 1)`` for "v is false" (the DIMACS convention), so callers never touch Z3 objects.
 
 Why the C API: building ``PbEq`` terms through z3's high-level Python API costs about 60 µs
 each, which would dominate a deduction that takes a millisecond or two. The raw constructors
-(``Z3_mk_pbeq`` and friends) and reading models with ``Z3_model_get_const_interp`` are 3-6
-times cheaper, while the solver is the same Z3 ``QF_FD`` engine (a SAT solver with native
-cardinality constraints).
+(``Z3_mk_pbeq`` and friends, ``Z3_mk_or`` and ``Z3_mk_not`` for clauses) and reading models
+with ``Z3_model_get_const_interp`` are 3-6 times cheaper, while the solver is the same Z3
+``QF_FD`` engine (a SAT solver with native cardinality constraints).
 """
 
 from __future__ import annotations
@@ -36,11 +36,15 @@ def _var(v: int) -> tuple[z3.BoolRef, int]:
 
 def _ast(lit: Literal) -> z3.BoolRef:
     var = _var(abs(lit) - 1)[0]
-    return var if lit > 0 else z3.Not(var, _CTX)
+    if lit > 0:
+        return var
+    return z3.BoolRef(z3core.Z3_mk_not(_CTX.ref(), var.as_ast()), _CTX)
 
 
-def _asts(lits: Sequence[Literal]) -> ctypes.Array[ctypes.c_void_p]:
-    return (z3.Ast * len(lits))(*(_ast(lit).as_ast() for lit in lits))
+def _asts(terms: Sequence[z3.BoolRef]) -> ctypes.Array[ctypes.c_void_p]:
+    """The terms as a C array; the caller keeps ``terms`` alive until Z3 has used it."""
+    array: ctypes.Array[ctypes.c_void_p] = (z3.Ast * len(terms))(*(t.as_ast() for t in terms))
+    return array
 
 
 def z3_version() -> str:
@@ -83,7 +87,13 @@ class PbSolver:
 
     def add_clause(self, lits: Sequence[Literal]) -> None:
         """At least one of ``lits`` holds."""
-        self._solver.add(z3.Or([_ast(lit) for lit in lits]) if lits else z3.BoolVal(False, _CTX))
+        if not lits:
+            self._solver.add(z3.BoolVal(False, _CTX))
+            return
+        terms = [_ast(lit) for lit in lits]
+        ctx = _CTX.ref()
+        clause = z3.BoolRef(z3core.Z3_mk_or(ctx, len(terms), _asts(terms)), _CTX)
+        z3core.Z3_solver_assert(ctx, self._solver.solver, clause.as_ast())
 
     def check(self, assumptions: Sequence[Literal] = (), *,
               timeout_ms: int | None = None) -> bool | None:
@@ -117,7 +127,7 @@ class PbSolver:
         ctx = _CTX.ref()
         coeffs = (ctypes.c_int * n)(*([1] * n))
         # Wrapping the new term in a BoolRef keeps Z3's reference count right.
-        term = z3.BoolRef(make(ctx, n, _asts([v + 1 for v in variables]), coeffs, k), _CTX)
+        term = z3.BoolRef(make(ctx, n, _asts([_var(v)[0] for v in variables]), coeffs, k), _CTX)
         if when is not None:
             term = z3.Implies(_ast(when), term)
         z3core.Z3_solver_assert(ctx, self._solver.solver, term.as_ast())

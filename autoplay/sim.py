@@ -2,20 +2,42 @@
 
 Mines are placed at the first reveal, so the first click obeys the rule set: ``"safe"``
 (the clicked cell holds no mine; it may show a number) or ``"opening"`` (the clicked cell and
-its neighbours hold none, so it opens an area). All randomness comes from the ``rng`` given,
-so a seed replays a game exactly.
+its neighbours hold none, so it opens an area). :class:`KaboomGame` plays Kaboom's rules
+instead, where mines are placed as the player clicks. All randomness comes from the ``rng``
+given, so a seed replays a game exactly.
+
+:func:`play_games` plays many seeded games, in parallel, for ``autoplay sim``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import multiprocessing
 import random
-from collections.abc import Iterable
+import signal
+from collections.abc import Collection, Generator, Iterable
+from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
-from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, Board, Cell, WRONG_FLAG
+from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell, neighbour_table
+from autoplay.deduce import deduce, find_layout
+from autoplay.player import FirstClick, Outcome, first_click_cell, play
+from autoplay.stats import GameRecord
 
-FirstClick = Literal["safe", "opening"]
-Outcome = Literal["playing", "won", "lost"]
+Rules = Literal["standard", "kaboom"]
+"""Mines placed before play (``"standard"``), or as the player clicks (``"kaboom"``)."""
+
+
+def check_fits(width: int, height: int, mines: int, first_click: FirstClick) -> None:
+    """Check that a board has room for its mines beside the cells its first click clears.
+
+    :raises ValueError: naming the board when it has not.
+    """
+    spare = 9 if first_click == "opening" else 1
+    if width < 1 or height < 1 or not 0 <= mines <= width * height - spare:
+        raise ValueError(f"{mines} mines do not fit a {width}x{height} board with a "
+                         f"first click that is {first_click}")
 
 
 class SimGame:
@@ -29,10 +51,7 @@ class SimGame:
 
     def __init__(self, width: int, height: int, mines: int, *, rng: random.Random,
                  first_click: FirstClick = "safe") -> None:
-        spare = 9 if first_click == "opening" else 1
-        if not 0 <= mines <= width * height - spare:
-            raise ValueError(f"{mines} mines do not fit a {width}x{height} board with a "
-                             f"first click that is {first_click}")
+        check_fits(width, height, mines, first_click)
         self.width, self.height, self.mines = width, height, mines
         self.first_click: FirstClick = first_click
         self._rng = rng
@@ -66,10 +85,9 @@ class SimGame:
         if self.outcome != "playing":
             raise ValueError(f"the game is over ({self.outcome})")
         start = self._empty.index(cell)
-        if self._mine_at is None:
-            self._mine_at = self._place_mines(start)
         if self._states[start] != UNKNOWN:
             return
+        self._mine_at = self._choose_layout(start)
         if self._mine_at[start]:
             self._states[start] = EXPLODED
             self._show_mines()
@@ -95,15 +113,22 @@ class SimGame:
         if self._states[i] in (UNKNOWN, FLAG):
             self._states[i] = FLAG if self._states[i] == UNKNOWN else UNKNOWN
 
-    def _place_mines(self, start: int) -> list[bool]:
-        keep_clear = {start}
-        if self.first_click == "opening":
-            keep_clear.update(self._empty.neighbour_indices(start))
+    def _choose_layout(self, start: int) -> list[bool]:
+        """The mines in force for the reveal of flat index ``start``: drawn at the first."""
+        if self._mine_at is not None:
+            return self._mine_at
+        keep_clear = set(self._first_click_clear(start))
         free = [i for i in range(self.width * self.height) if i not in keep_clear]
         mine_at = [False] * (self.width * self.height)
         for i in self._rng.sample(free, self.mines):
             mine_at[i] = True
         return mine_at
+
+    def _first_click_clear(self, start: int) -> list[int]:
+        """The cells the rules keep clear of mines when ``start`` is the first reveal."""
+        if self.first_click == "opening":
+            return [start, *self._empty.neighbour_indices(start)]
+        return [start]
 
     def _show_mines(self) -> None:
         """After a loss, show every mine and every wrong flag, as desktop games do."""
@@ -113,3 +138,154 @@ class SimGame:
                 self._states[i] = MINE
             elif not mine and self._states[i] == FLAG:
                 self._states[i] = WRONG_FLAG
+
+
+class KaboomGame(SimGame):
+    """Kaboom's cruel-but-fair rules: no mine is placed until a cell is clicked.
+
+    At each reveal the game looks at what the player could know. A click on a cell that
+    could hold a mine, while some cell is proven safe, puts a mine under it; when no cell is
+    proven safe, a cell that can be safe is made safe. The counts shown come from a random
+    layout that fits every count shown so far and that verdict, so they never contradict
+    each other. A player who never clicks an unproven cell while a proven one exists wins
+    every game.
+
+    >>> game = KaboomGame(3, 1, 1, rng=random.Random(0))
+    >>> game.reveal(Cell(0, 1))
+    >>> game.observe()
+    Board.parse('mines: 1\\n.1.')
+    >>> game.reveal(Cell(0, 0))  # a guess, but nothing was proven safe: it is made safe
+    >>> game.outcome, sorted(game.layout or ())
+    ('won', [Cell(row=0, col=2)])
+    """
+
+    def _choose_layout(self, start: int) -> list[bool]:
+        # Flags are the player's opinion, not what the player can prove.
+        board = self.observe()
+        board = board.with_states({cell: UNKNOWN for cell in board.flags()})
+        cell = board.cell(start)
+        deduction = deduce(board, quick=True)
+        if cell not in deduction.safe and not deduction.is_complete():
+            deduction = deduce(board)
+        if cell in deduction.mines or (deduction.has_safe() and cell not in deduction.safe):
+            layout = find_layout(board, mines=[cell], rng=self._rng)
+        else:
+            clear = [start] if self._mine_at is not None else self._first_click_clear(start)
+            layout = find_layout(board, safe=[board.cell(i) for i in clear], rng=self._rng)
+        assert layout is not None, "the deduction said this cell can take this value"
+        return [c in layout for c in board.cells()]
+
+
+def three_bv(width: int, height: int, mines: Collection[Cell]) -> int:
+    """The 3BV of a layout: the fewest clicks that clear it, the community's difficulty.
+
+    Every opening (a connected region of zeros, with the counts around it) takes one click,
+    and every safe cell no opening reaches takes one more.
+
+    >>> three_bv(3, 3, {Cell(0, 0)}), three_bv(3, 1, {Cell(0, 1)}), three_bv(3, 1, set())
+    (1, 2, 1)
+    """
+    table = neighbour_table(width, height)
+    mine_at = [False] * (width * height)
+    for row, col in mines:
+        mine_at[row * width + col] = True
+    zero = [not mine and not any(mine_at[j] for j in around)
+            for mine, around in zip(mine_at, table)]
+    reached = [False] * (width * height)
+    clicks = 0
+    for i, is_zero in enumerate(zero):
+        if not is_zero or reached[i]:
+            continue
+        clicks += 1
+        reached[i] = True
+        stack = [i]
+        while stack:
+            for j in table[stack.pop()]:
+                if not reached[j]:
+                    reached[j] = True
+                    if zero[j]:
+                        stack.append(j)
+    return clicks + sum(1 for i, mine in enumerate(mine_at) if not mine and not reached[i])
+
+
+@dataclass(frozen=True, slots=True)
+class SimConfig:
+    """What a simulated game is: its size, its mines and its rules."""
+
+    width: int
+    height: int
+    mines: int
+    rules: Rules = "standard"
+    first_click: FirstClick = "safe"
+
+    def __post_init__(self) -> None:
+        check_fits(self.width, self.height, self.mines, self.first_click)
+
+    @property
+    def first_cell(self) -> Cell:
+        """Where the player opens the game (see :func:`~autoplay.player.first_click_cell`)."""
+        return first_click_cell(self.width, self.height, self.first_click)
+
+    def new_game(self, rng: random.Random) -> SimGame:
+        """A fresh game under these rules.
+
+        :raises ValueError: when the mines do not fit the board with its first click.
+        """
+        game = KaboomGame if self.rules == "kaboom" else SimGame
+        return game(self.width, self.height, self.mines, rng=rng, first_click=self.first_click)
+
+
+PRESETS = {
+    "beginner": SimConfig(9, 9, 10),
+    "intermediate": SimConfig(16, 16, 40),
+    "expert": SimConfig(30, 16, 99),
+}
+"""The classic difficulty levels (rules and first click are set apart)."""
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` of a run seeded ``seed``.
+
+    A hash of both, so it depends on nothing else (not on the number of workers) and
+    replays the game alone; 63 bits, so SQLite stores it as an integer.
+
+    >>> game_seed(1, 0) == game_seed(1, 0) != game_seed(1, 1)
+    True
+    """
+    digest = hashlib.sha256(f"{seed}/{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def play_sim(config: SimConfig, seed: int) -> GameRecord:
+    """Play one simulated game from its seed, and describe it for the statistics store."""
+    rng = random.Random(seed)
+    game = config.new_game(random.Random(rng.getrandbits(64)))
+    result = play(game, rng=random.Random(rng.getrandbits(64)), first_click=config.first_cell)
+    layout = game.layout
+    return GameRecord.of(result, source="simulator", width=config.width, height=config.height,
+                         mines=config.mines, rules=config.rules,
+                         first_click=config.first_click, seed=seed,
+                         three_bv=None if layout is None else three_bv(
+                             config.width, config.height, layout))
+
+
+def play_games(config: SimConfig, games: int, *, seed: int,
+               workers: int) -> Generator[GameRecord, None, None]:
+    """Play ``games`` games, game i from ``game_seed(seed, i)``, yielding each as it ends.
+
+    With several workers, games run in fresh processes and come back in the order they
+    finish; each is the same game whatever the number of workers.
+    """
+    seeds = (game_seed(seed, i) for i in range(games))
+    if workers == 1:
+        yield from (play_sim(config, s) for s in seeds)
+        return
+    # Fresh processes rather than forks: the parent may already run Z3 or a progress thread.
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(workers, initializer=_ignore_interrupts) as pool:
+        yield from pool.imap_unordered(partial(play_sim, config), seeds)
+
+
+def _ignore_interrupts() -> None:
+    """Leave Ctrl-C to the parent, which stops the pool; workers would print tracebacks."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -146,7 +146,7 @@ def test_a_file_that_is_not_an_image_is_one_error_line(tmp_path: Path) -> None:
     assert result.stderr == (f"Error: {data} is not an image (not PNG, JPEG, BMP, GIF, TIFF "
                              "or WebP data)\n")
     result = run("solve", str(data))
-    assert result.stderr == f"Error: {data} is not a text board (not UTF-8 text)\n"
+    assert result.stderr == f"Error: {data} is not a text file (not UTF-8)\n"
 
 
 def test_an_image_without_a_board_is_one_error_line(tmp_path: Path) -> None:

@@ -85,7 +85,9 @@ def test_rescaled_fixture_reads_exactly(path: Path, scale: float,
     reading = read_board(bigger, geometry, skin)
     assert reading.unrecognized == ()
     assert str(reading.board) == str(truth)
-    assert geometry.pitch_x == pytest.approx(skin.pitch[0] * scale, rel=0.01)
+    native = locate_board(image, skin)
+    assert geometry.pitch_x == pytest.approx(native.pitch_x * scale, rel=0.005)
+    assert geometry.left == pytest.approx(native.left * scale, abs=0.6 * scale)
 
 
 def test_lattice_of_a_window_is_found_to_the_pixel(skins: dict[str, Skin]) -> None:

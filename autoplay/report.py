@@ -1,0 +1,208 @@
+"""What the recorded games say: summaries per configuration, and a picture of them.
+
+A win rate means little without its uncertainty, so each comes with its 95% Wilson interval,
+which stays inside [0, 1] and behaves near 0% and 100% (where Kaboom's rates live), unlike
+the textbook p ± 1.96·sqrt(p(1-p)/n).
+
+>>> low, high = wilson_interval(38, 100)
+>>> round(low, 3), round(high, 3)
+(0.291, 0.478)
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autoplay.board import Cell
+from autoplay.stats import GameRecord
+
+_Z95 = 1.959963984540054
+"""The standard normal quantile of 97.5%: two-sided 95%."""
+
+
+@dataclass(frozen=True, slots=True)
+class Configuration:
+    """What makes games comparable: who dealt them, their size, mines and rules."""
+
+    source: str
+    width: int
+    height: int
+    mines: int
+    rules: str
+    first_click: str
+    first_cell: Cell | None
+
+    @classmethod
+    def of(cls, game: GameRecord) -> Configuration:
+        """The configuration a game was played in."""
+        return cls(game.source, game.width, game.height, game.mines, game.rules,
+                   game.first_click, game.first_cell)
+
+    @property
+    def board(self) -> str:
+        """The board as ``WxH/M``, such as ``30x16/99``."""
+        return f"{self.width}x{self.height}/{self.mines}"
+
+    @property
+    def opening(self) -> str:
+        """The first click, such as ``safe at (0, 0)``."""
+        where = "" if self.first_cell is None else f" at {tuple(self.first_cell)}"
+        return f"{self.first_click}{where}"
+
+    def __str__(self) -> str:
+        """For example ``30x16/99 standard, first click safe at (0, 0)``."""
+        source = "" if self.source == "simulator" else f"{self.source}: "
+        return f"{source}{self.board} {self.rules}, first click {self.opening}"
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The games of one configuration, summed up."""
+
+    configuration: Configuration
+    games: int
+    wins: int
+    guesses_per_game: float
+    seconds_per_game: float
+    """The mean, which sets how long a run takes."""
+    median_seconds: float
+    """The median, the usual speed figure: a few long games do not move it."""
+    three_bv_per_second: float | None
+    """The mean over won games whose 3BV is known; None if there are none."""
+
+    @property
+    def win_rate(self) -> float:
+        """The share of games won."""
+        return self.wins / self.games
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """The 95% Wilson interval of the win rate."""
+        return wilson_interval(self.wins, self.games)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The figures as plain JSON values."""
+        c = self.configuration
+        return {
+            "source": c.source, "width": c.width, "height": c.height, "mines": c.mines,
+            "rules": c.rules, "first_click": c.first_click,
+            "first_cell": None if c.first_cell is None else list(c.first_cell),
+            "games": self.games, "wins": self.wins, "win_rate": self.win_rate,
+            "ci95": list(self.ci95), "guesses_per_game": self.guesses_per_game,
+            "seconds_per_game": self.seconds_per_game, "median_seconds": self.median_seconds,
+            "three_bv_per_second": self.three_bv_per_second,
+        }
+
+
+def wilson_interval(successes: int, trials: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a rate of ``successes`` in ``trials``.
+
+    :raises ValueError: when there are no trials.
+    """
+    if trials <= 0:
+        raise ValueError(f"a rate needs at least one trial, got {trials}")
+    rate = successes / trials
+    spread = _Z95 ** 2 / trials
+    centre = (rate + spread / 2) / (1 + spread)
+    half = _Z95 * math.sqrt(rate * (1 - rate) / trials + spread / (4 * trials)) / (1 + spread)
+    # The interval always holds the rate itself; min and max only undo rounding at 0 and 1.
+    return max(0.0, min(rate, centre - half)), min(1.0, max(rate, centre + half))
+
+
+def summarize(games: Iterable[GameRecord]) -> list[Summary]:
+    """One summary per configuration: by source, standard rules first, board size, then a
+    first click that is safe before one that opens."""
+    groups: dict[Configuration, list[GameRecord]] = {}
+    for game in games:
+        groups.setdefault(Configuration.of(game), []).append(game)
+    summaries = []
+    for configuration, group in sorted(groups.items(), key=lambda item: _order(item[0])):
+        speeds = [s for s in (g.three_bv_per_second for g in group) if s is not None]
+        seconds = [g.seconds for g in group]
+        summaries.append(Summary(
+            configuration, len(group), sum(g.won for g in group),
+            statistics.fmean(len(g.guesses) for g in group), statistics.fmean(seconds),
+            statistics.median(seconds), statistics.fmean(speeds) if speeds else None))
+    return summaries
+
+
+def _order(c: Configuration) -> tuple[str, bool, int, int, bool]:
+    return c.source, c.rules != "standard", c.width * c.height, c.mines, c.first_click != "safe"
+
+
+def plot(games: Sequence[GameRecord], path: str | Path) -> None:
+    """Draw the win rate of each configuration with its interval, beside how long its won
+    and lost games ran (in clicks and in seconds), and save it as an image at ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+    from matplotlib.patches import Patch
+
+    summaries = summarize(games)
+    rows = range(len(summaries))
+    labels = [str(s.configuration).replace(", ", "\n", 1) for s in summaries]
+    by_configuration: dict[Configuration, list[GameRecord]] = {}
+    for game in games:
+        by_configuration.setdefault(Configuration.of(game), []).append(game)
+    height = 1.6 + 0.75 * len(summaries)
+    figure, (rates, clicks, seconds) = plt.subplots(
+        1, 3, figsize=(15, height), sharey=True, gridspec_kw={"width_ratios": [1.4, 1, 1]},
+        layout=ConstrainedLayoutEngine(wspace=0.04))
+    won_colour, lost_colour = "#2a9d8f", "#e76f51"
+
+    lows = [s.win_rate - s.ci95[0] for s in summaries]
+    highs = [s.ci95[1] - s.win_rate for s in summaries]
+    rates.barh(rows, [100.0] * len(summaries), color=lost_colour, alpha=0.25, height=0.6)
+    rates.barh(rows, [100 * s.win_rate for s in summaries], color=won_colour, alpha=0.9,
+               height=0.6)
+    rates.errorbar([100 * s.win_rate for s in summaries], rows,
+                   xerr=[[100 * x for x in lows], [100 * x for x in highs]], fmt="none",
+                   ecolor="black", capsize=5, linewidth=1.2)
+    for row, s in zip(rows, summaries):
+        low, high = s.ci95
+        rates.text(103, row,
+                   f"{100 * s.win_rate:.1f}%  [{100 * low:.1f}, {100 * high:.1f}]\n"
+                   f"{s.games:,} games, {s.guesses_per_game:.2f} guesses/game",
+                   va="center", fontsize=8.5, clip_on=True)
+    rates.set_xlim(0, 178)
+    rates.set_xticks(range(0, 101, 20))
+    rates.set_xlabel("games won (%)\n(black bars: 95% Wilson interval)")
+    rates.set_yticks(list(rows), labels, fontsize=9)
+    rates.invert_yaxis()
+    rates.set_title("Win rate", loc="left", fontweight="bold")
+
+    for axes, measure, title, unit in (
+            (clicks, lambda g: float(g.clicks), "Game length", "clicks per game"),
+            (seconds, lambda g: 1000 * g.seconds, "Time per game", "milliseconds, log scale")):
+        for offset, won, colour in ((-0.17, True, won_colour), (0.17, False, lost_colour)):
+            data = [[measure(g) for g in by_configuration[s.configuration] if g.won == won]
+                    for s in summaries]
+            present = [i for i, values in enumerate(data) if values]
+            if not present:
+                continue
+            parts = axes.boxplot([data[i] for i in present],
+                                 positions=[i + offset for i in present],
+                                 orientation="horizontal", widths=0.28, patch_artist=True,
+                                 showfliers=False, manage_ticks=False)
+            for box in parts["boxes"]:
+                box.set(facecolor=colour, alpha=0.8, edgecolor="black", linewidth=0.8)
+            for median in parts["medians"]:
+                median.set(color="black", linewidth=1.4)
+        axes.set_xlabel(f"{unit}\n(box: the middle half of the games, line: the median)")
+        axes.set_title(title, loc="left", fontweight="bold")
+        axes.grid(axis="x", alpha=0.3)
+    seconds.set_xscale("log")
+    figure.legend(handles=[Patch(color=won_colour, label="games won"),
+                           Patch(color=lost_colour, label="games lost")],
+                  loc="outside upper right", ncols=2, fontsize=9, frameon=False)
+    figure.suptitle(f"autoplay: {len(games):,} recorded games", x=0.01, ha="left",
+                    fontsize=12, fontweight="bold")
+    figure.savefig(path, dpi=110)
+    plt.close(figure)

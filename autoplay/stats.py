@@ -1,0 +1,197 @@
+"""The record of every game played: one row per game in a SQLite file.
+
+Written by ``autoplay sim`` now and by screen play later. Each game is committed in its own
+transaction as soon as it is recorded, so killing a run loses no finished game. The schema
+carries its version in ``PRAGMA user_version``; opening a file migrates it step by step.
+
+>>> import tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "stats.sqlite3"
+>>> with StatsStore(path) as store:
+...     _ = store.record(GameRecord("simulator", 9, 9, 10, "standard", "safe", Cell(0, 0),
+...                                 seed=7, won=True, clicks=20, guesses=(0.125,),
+...                                 seconds=0.5, three_bv=15))
+...     [(game.seed, game.guesses, game.three_bv_per_second) for game in store.games()]
+[(7, (0.125,), 30.0)]
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import platformdirs
+
+from autoplay.board import Cell
+from autoplay.errors import AutoplayError
+from autoplay.player import GameResult
+
+
+class StatsError(AutoplayError):
+    """A statistics file that cannot be used: not SQLite, or from a newer autoplay."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """One finished game, as stored."""
+
+    source: str
+    """Who dealt the game: ``"simulator"``, or a desktop game's name or skin."""
+    width: int
+    height: int
+    mines: int
+    rules: str
+    """``"standard"`` or ``"kaboom"``."""
+    first_click: str
+    """What the rules promise about the first click: ``"safe"`` or ``"opening"``."""
+    first_cell: Cell | None
+    """Where the game was opened, when the player chose by the rules."""
+    seed: int | None
+    """Replays a simulated game (see :func:`autoplay.sim.play_sim`); None for real games."""
+    won: bool
+    clicks: int
+    guesses: tuple[float, ...]
+    """The mine probability of each cell opened without proof, in order."""
+    seconds: float
+    three_bv: int | None
+    """The layout's 3BV (see :func:`autoplay.sim.three_bv`), when the layout is known."""
+    finished: datetime.datetime | None = None
+    """When it was stored (UTC); set by :meth:`StatsStore.record`."""
+
+    @classmethod
+    def of(cls, result: GameResult, *, source: str, width: int, height: int, mines: int,
+           rules: str, first_click: str, seed: int | None, three_bv: int | None) -> GameRecord:
+        """The record of a game the player played."""
+        return cls(source, width, height, mines, rules, first_click, result.first_click,
+                   seed, result.won, result.clicks,
+                   tuple(float(g.probability) for g in result.guesses), result.seconds,
+                   three_bv)
+
+    @property
+    def three_bv_per_second(self) -> float | None:
+        """3BV over seconds, the speed measure of won games (None for a loss)."""
+        if not self.won or self.three_bv is None or self.seconds <= 0:
+            return None
+        return self.three_bv / self.seconds
+
+
+def default_path() -> Path:
+    """Where the statistics live unless told otherwise: the user's data directory."""
+    return Path(platformdirs.user_data_dir("autoplay")) / "stats.sqlite3"
+
+
+def _create_games(db: sqlite3.Connection) -> None:
+    db.execute("""
+        CREATE TABLE games (
+            id INTEGER PRIMARY KEY,
+            finished TEXT NOT NULL,
+            source TEXT NOT NULL,
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            mines INTEGER NOT NULL,
+            rules TEXT NOT NULL,
+            first_click TEXT NOT NULL,
+            first_row INTEGER,
+            first_col INTEGER,
+            seed INTEGER,
+            result TEXT NOT NULL CHECK (result IN ('won', 'lost')),
+            clicks INTEGER NOT NULL,
+            guesses INTEGER NOT NULL,
+            guess_probabilities TEXT NOT NULL,
+            seconds REAL NOT NULL,
+            three_bv INTEGER,
+            three_bv_per_second REAL
+        )""")
+    db.execute("CREATE INDEX games_by_configuration "
+               "ON games (source, width, height, mines, rules, first_click)")
+
+
+_MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_create_games,)
+"""Migration n takes a file from schema version n to n + 1; never edit one, append."""
+
+
+class StatsStore:
+    """A statistics file, opened (and created or migrated) for reading and recording.
+
+    :raises StatsError: when the file is not a SQLite database, or its schema is newer
+        than this version of autoplay knows.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Autocommit: each game's INSERT is a transaction of its own, committed at once.
+        self._db = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            self._migrate()
+        except sqlite3.DatabaseError as error:
+            self._db.close()
+            raise StatsError(f"{self.path} is not a statistics file: {error}") from None
+        except StatsError:
+            self._db.close()
+            raise
+
+    def _migrate(self) -> None:
+        # Write-ahead logging: a commit is one append, and readers never block the writer.
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute("PRAGMA synchronous = NORMAL")
+        version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > len(_MIGRATIONS):
+            raise StatsError(f"{self.path} has schema version {version}, newer than the "
+                             f"{len(_MIGRATIONS)} this autoplay knows: upgrade autoplay")
+        for number in range(version, len(_MIGRATIONS)):
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                _MIGRATIONS[number](self._db)
+                self._db.execute(f"PRAGMA user_version = {number + 1}")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the file; every recorded game is already committed."""
+        self._db.close()
+
+    def record(self, game: GameRecord) -> int:
+        """Store one finished game in its own transaction; its row id."""
+        finished = datetime.datetime.now(datetime.UTC)
+        first = game.first_cell
+        cursor = self._db.execute(
+            "INSERT INTO games (finished, source, width, height, mines, rules, "
+            "first_click, first_row, first_col, seed, result, clicks, guesses, "
+            "guess_probabilities, seconds, three_bv, three_bv_per_second) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (finished.isoformat(), game.source, game.width, game.height, game.mines,
+             game.rules, game.first_click, None if first is None else first.row,
+             None if first is None else first.col, game.seed,
+             "won" if game.won else "lost", game.clicks, len(game.guesses),
+             json.dumps(game.guesses), game.seconds, game.three_bv,
+             game.three_bv_per_second))
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def games(self) -> Iterator[GameRecord]:
+        """Every stored game, oldest first."""
+        rows = self._db.execute(
+            "SELECT source, width, height, mines, rules, first_click, first_row, first_col, "
+            "seed, result, clicks, guess_probabilities, seconds, three_bv, finished "
+            "FROM games ORDER BY id")
+        for (source, width, height, mines, rules, first_click, first_row, first_col, seed,
+             result, clicks, guesses, seconds, three_bv, finished) in rows:
+            yield GameRecord(source, width, height, mines, rules, first_click,
+                             None if first_row is None else Cell(first_row, first_col), seed,
+                             result == "won", clicks, tuple(json.loads(guesses)), seconds,
+                             three_bv, datetime.datetime.fromisoformat(finished))

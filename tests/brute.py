@@ -1,0 +1,58 @@
+"""A brute-force oracle: every assignment of mines to the unknown cells, checked one by one.
+
+Deliberately naive (nothing shared with autoplay.deduce but the Board), so agreement means
+something. Vectorised with numpy to test thousands of small positions in seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from autoplay.board import UNKNOWN, Board, Cell, is_mine_like
+
+MAX_UNKNOWN = 14
+
+
+@dataclass(frozen=True)
+class Truth:
+    """What holds in every layout that fits, found by enumerating them all."""
+
+    layouts: int
+    safe: frozenset[Cell]
+    mines: frozenset[Cell]
+    mined_in: dict[Cell, int]
+    """For each unknown cell, how many of the layouts put a mine on it."""
+
+
+def enumerate_layouts(board: Board) -> Truth:
+    """Count the layouts that fit and find the cells fixed in all of them."""
+    unknown = [i for i, s in enumerate(board.states) if s == UNKNOWN]
+    if len(unknown) > MAX_UNKNOWN:
+        raise ValueError(f"{len(unknown)} unknown cells is too many to enumerate")
+    column = {cell: k for k, cell in enumerate(unknown)}
+    n = len(unknown)
+    assignments = (np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1
+    fits = np.ones(2 ** n, dtype=bool)
+    fixed_mines = sum(1 for s in board.states if is_mine_like(s))
+    for i, state in enumerate(board.states):
+        if state < 0:
+            continue
+        around = board.neighbour_indices(i)
+        known = sum(1 for j in around if is_mine_like(board.states[j]))
+        columns = [column[j] for j in around if j in column]
+        fits &= assignments[:, columns].sum(axis=1) + known == state
+    if board.mines is not None:
+        fits &= assignments.sum(axis=1) + fixed_mines == board.mines
+    fitting = assignments[fits]
+    if len(fitting) == 0:
+        return Truth(0, frozenset(), frozenset(), {})
+    always_safe = ~fitting.any(axis=0)
+    always_mine = fitting.all(axis=0)
+    return Truth(
+        len(fitting),
+        frozenset(board.cell(unknown[k]) for k in range(n) if always_safe[k]),
+        frozenset(board.cell(unknown[k]) for k in range(n) if always_mine[k]),
+        {board.cell(unknown[k]): int(mined) for k, mined in enumerate(fitting.sum(axis=0))},
+    )

@@ -1,0 +1,134 @@
+"""The command line: exact output and exit codes, as a user sees them."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from autoplay.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_solve_marks_safe_cells_and_mines() -> None:
+    code, out, _ = run("solve", "-", stdin="1.1\n111\n...\n")
+    assert code == 0
+    assert out == ("1!1\n"
+                   "111\n"
+                   "+++\n"
+                   "3 safe (+), 1 mine (!), 0 not determined, of 4 unopened cells\n")
+
+
+def test_solve_json_has_the_documented_shape() -> None:
+    board = ROOT / "fixtures" / "boards" / "article-24x20.txt"
+    code, out, _ = run("solve", "--json", str(board))
+    assert code == 0
+    report = json.loads(out)
+    assert {k: report[k] for k in ("rows", "cols", "mines", "consistent")} == {
+        "rows": 20, "cols": 24, "mines": None, "consistent": True}
+    assert len(report["safe"]) == 43 and len(report["mine"]) == 54
+    assert report["safe"] == sorted(report["safe"]) and [0, 6] in report["safe"]
+
+
+def test_solve_reads_the_mine_count_option() -> None:
+    code, out, _ = run("solve", "--json", "--mines", "1", "-", stdin="1...\n....\n")
+    report = json.loads(out)
+    assert (code, report["mines"]) == (0, 1)
+    assert report["safe"] == [[0, 2], [0, 3], [1, 2], [1, 3]]
+
+
+def test_an_inconsistent_board_exits_1_with_one_line() -> None:
+    code, out, err = run("solve", "-", stdin="2?\n")
+    assert (code, out) == (1, "")
+    assert err == ("Error: line 1, column 1: count 2 is larger than the cell's 1 neighbours, "
+                   "so no mine layout fits\n")
+    code, out, _ = run("solve", "--json", "-", stdin="2?\n")
+    assert code == 1 and json.loads(out)["consistent"] is False
+
+
+def test_inconsistent_json_keeps_the_shape() -> None:
+    code, out, _ = run("solve", "--json", "-", stdin="mines: 1\n1..1\n")
+    report = json.loads(out)
+    assert code == 1
+    assert (report["consistent"], report["safe"], report["mine"], report["rows"]) == (
+        False, [], [], 1)
+
+
+def test_wrong_flags_are_named() -> None:
+    code, _, err = run("solve", "-", stdin="0F\n..\n")
+    assert code == 1
+    assert err == ("Error: cell (0, 0) shows 0 but the flags and mines around it number 1; without the "
+                   "flags it fits, and these flags cannot be mines: (0, 1)\n")
+
+
+def test_a_malformed_board_names_line_and_column() -> None:
+    code, _, err = run("solve", "-", stdin="1..\n.#.\n")
+    assert (code, err) == (1, "Error: line 2, column 2: unknown cell character '#' in '.#.'\n")
+
+
+def test_an_empty_or_missing_file_is_one_line(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert run("solve", str(empty))[1:] == ("", "Error: empty board: no rows\n")
+    missing = tmp_path / "nope.txt"
+    code, _, err = run("solve", str(missing))
+    assert (code, err) == (1, f"Error: cannot read {missing}: No such file or directory\n")
+
+
+def test_layout_prints_mines_as_stars() -> None:
+    code, out, _ = run("solve", "--layout", "-", stdin="1.1\n111\n...\n")
+    assert (code, out) == (0, "1*1\n111\n...\n")
+    code, out, _ = run("solve", "--layout", "-", stdin="mines: 1\n1..1\n")
+    assert (code, out) == (1, "no solution\n")
+
+
+def test_count_decides_uniqueness() -> None:
+    assert run("solve", "--count", "-", stdin="1.1\n") == (0, "exactly one layout fits\n", "")
+    assert run("solve", "--count", "-", stdin="1.\n..\n") == (0, "3 layouts fit\n", "")
+    assert run("solve", "--count", "2", "-", stdin="1.\n..\n") == (
+        0, "more than 2 layouts fit\n", "")
+    assert run("solve", "-", "--count", "1", stdin="1.\n..\n") == (
+        0, "more than 1 layout fits\n", "")
+    assert run("solve", "--count", "-", stdin="mines: 2\n1..1\n") == (
+        0, "exactly one layout fits\n", "")
+    assert run("solve", "--count", "--json", "-", stdin="1.\n..\n") == (
+        0, '{"layouts": 3, "more": false, "limit": 10000}\n', "")
+
+
+def test_count_limit_must_be_a_number() -> None:
+    code, _, err = run("solve", "--count", "x", "y")
+    assert code == 2 and "'x' is not a whole number" in err
+
+
+def test_bench_json_reports_medians_and_ratios() -> None:
+    code, out, _ = run("bench", "--suite", "deduce", "--repeat", "1", "--json")
+    assert code == 0
+    results = json.loads(out)["results"]
+    assert [r["name"] for r in results] == ["24x20 board of the article",
+                                            "expert 30x16/99 mid-game, 20 positions"]
+    for r in results:
+        assert r["ratio"] == r["reference_ms"] / r["median_ms"] > 1
+
+
+def test_the_installed_command_runs() -> None:
+    for command in ([sys.executable, "-m", "autoplay", "--help"],
+                    [str(Path(sys.executable).parent / "autoplay"), "--help"]):
+        result = subprocess.run(command, capture_output=True, text=True, check=True)
+        assert "Usage: autoplay" in result.stdout
+
+
+def test_every_command_is_in_the_readme_and_has_help() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for name, command in cli.commands.items():
+        assert re.search(rf"autoplay {name}\b", readme), f"README does not show {name}"
+        assert command.help, f"{name} has no help text"

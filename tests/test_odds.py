@@ -1,0 +1,95 @@
+"""Exact mine probabilities, checked against brute-force enumeration of every layout."""
+
+from __future__ import annotations
+
+import logging
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from autoplay.board import FLAG, Board, Cell
+from autoplay.errors import InconsistentBoard
+from autoplay.odds import choose_guess, mine_probabilities
+from tests.brute import enumerate_layouts
+
+
+def _brute_force(board: Board) -> dict[Cell, Fraction]:
+    """Each unknown cell's share of the layouts that put a mine on it, by enumerating all."""
+    truth = enumerate_layouts(board)
+    assert truth.layouts, "the strategy only builds boards some layout fits"
+    return {cell: Fraction(mined, truth.layouts) for cell, mined in truth.mined_in.items()}
+
+
+@st.composite
+def small_boards(draw: st.DrawFn) -> Board:
+    """A board cut from a random layout: some safe cells opened, maybe some mines flagged,
+    at most 12 cells left unknown (so the brute force stays small)."""
+    width, height = draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    cells = [Cell(r, c) for r in range(height) for c in range(width)]
+    mines = set(draw(st.lists(st.sampled_from(cells), unique=True, max_size=len(cells))))
+    flagged = draw(st.lists(st.sampled_from(sorted(mines)), unique=True)) if mines else []
+    safe = [cell for cell in cells if cell not in mines]
+    at_least = min(len(safe), max(0, len(cells) - len(flagged) - 12))
+    opened = draw(st.lists(st.sampled_from(safe), unique=True, min_size=at_least,
+                           max_size=len(safe))) if safe else []
+    assume(len(cells) - len(opened) - len(flagged) <= 12)
+    empty = Board.empty(width, height)
+    states = {cell: sum(n in mines for n in empty.neighbours(cell)) for cell in opened}
+    states.update({cell: FLAG for cell in flagged})
+    return empty.with_states(states).with_mines(len(mines) if draw(st.booleans()) else None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(small_boards())
+def test_probabilities_are_exactly_those_of_brute_force(board: Board) -> None:
+    odds = mine_probabilities(board)
+    assert odds.exact
+    assert dict(odds.probabilities) == _brute_force(board)
+
+
+@settings(max_examples=100, deadline=None)
+@given(small_boards(), st.integers(0, 2**32))
+def test_the_guess_has_the_lowest_probability(board: Board, seed: int) -> None:
+    assume(board.unknown_cells())
+    guess = choose_guess(board, random.Random(seed))
+    reference = _brute_force(board)
+    assert guess.probability == reference[guess.cell] == min(reference.values())
+
+
+def test_a_tie_goes_to_the_cell_with_fewest_unopened_neighbours() -> None:
+    board = Board.empty(6, 5, mines=7)
+    corners = {Cell(0, 0), Cell(0, 5), Cell(4, 0), Cell(4, 5)}
+    chosen = {choose_guess(board, random.Random(seed)).cell for seed in range(40)}
+    assert chosen == corners
+
+
+def test_a_lower_probability_beats_a_better_tie_break() -> None:
+    # The corner (0, 3) is likelier a mine (1 of the 2 cells beside the 1) than a cell
+    # of the open middle of the board.
+    board = Board.parse("mines: 2\n??1?\n??1?\n????\n????")
+    odds = mine_probabilities(board).probabilities
+    guess = choose_guess(board, random.Random(0))
+    assert guess.probability == min(odds.values()) < odds[Cell(0, 3)]
+
+
+def test_past_the_work_bound_an_estimate_is_logged_and_marked(
+        caplog: pytest.LogCaptureFixture) -> None:
+    board = Board.parse("mines: 3\n1?1?\n????\n????")
+    with caplog.at_level(logging.WARNING, logger="autoplay.odds"):
+        odds = mine_probabilities(board, budget=2)
+        guess = choose_guess(board, random.Random(0), budget=2)
+    assert not odds.exact and not guess.exact
+    assert set(odds.probabilities) == set(board.unknown_cells())
+    assert all(0 <= p <= 1 for p in odds.probabilities.values())
+    assert "ESTIMATE, NOT EXACT" in caplog.text
+    assert mine_probabilities(board).exact
+
+
+@pytest.mark.parametrize("text", ["mines: 3\n1?\n??", "mines: 1\n1???\n????\n???1",
+                                  "mines: 0\n1?"])
+def test_a_board_no_layout_fits_is_inconsistent(text: str) -> None:
+    with pytest.raises(InconsistentBoard):
+        mine_probabilities(Board.parse(text))

@@ -1,0 +1,122 @@
+"""The player's invariants, checked on real simulated games by a game that watches it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autoplay.board import FLAG, UNKNOWN, Board, Cell
+from autoplay.deduce import deduce
+from autoplay.player import FirstClick, GameResult, Outcome, first_click_cell, play
+from autoplay.sim import KaboomGame, SimGame, check_fits
+
+
+class WatchedGame:
+    """A :class:`~autoplay.player.Game` that passes every move on to a real game, after
+    checking it against a complete deduction of the board the player could see."""
+
+    def __init__(self, game: SimGame) -> None:
+        self.game = game
+        self.reveals: list[Cell] = []
+        self.unproven: list[Cell] = []
+        self.flags: list[Cell] = []
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.game.outcome
+
+    def observe(self) -> Board:
+        return self.game.observe()
+
+    def reveal(self, cell: Cell) -> None:
+        board = self.game.observe()
+        assert board[cell] == UNKNOWN, f"{cell} is not an unopened cell"
+        if any(s >= 0 for s in board.states):
+            safe = deduce(board).safe
+            assert not safe or cell in safe, f"{cell} clicked while {sorted(safe)} are proven"
+            if cell not in safe:
+                self.unproven.append(cell)
+        self.reveals.append(cell)
+        self.game.reveal(cell)
+
+    def flag(self, cell: Cell) -> None:
+        assert cell in deduce(self.game.observe()).mines, f"{cell} flagged unproven"
+        self.flags.append(cell)
+        self.game.flag(cell)
+
+
+@st.composite
+def configurations(draw: st.DrawFn) -> tuple[int, int, int, FirstClick]:
+    """A small board, a mine count that fits it, and a first-click rule."""
+    first_click: FirstClick = draw(st.sampled_from(["safe", "opening"]))
+    width, height = draw(st.integers(3, 8)), draw(st.integers(3, 8))
+    spare = 9 if first_click == "opening" else 1
+    mines = draw(st.integers(0, width * height - spare))
+    check_fits(width, height, mines, first_click)
+    return width, height, mines, first_click
+
+
+def _play(game: SimGame, seed: int, **options: bool) -> tuple[WatchedGame, GameResult]:
+    watched = WatchedGame(game)
+    first = first_click_cell(game.width, game.height, game.first_click)
+    return watched, play(watched, rng=random.Random(seed), first_click=first, **options)
+
+
+@settings(max_examples=60, deadline=None)
+@given(configurations(), st.integers(0, 2**32), st.booleans())
+def test_the_player_keeps_its_invariants(configuration: tuple[int, int, int, FirstClick],
+                                         seed: int, flag_mines: bool) -> None:
+    width, height, mines, first_click = configuration
+    game = SimGame(width, height, mines, rng=random.Random(seed), first_click=first_click)
+    watched, result = _play(game, seed, flag_mines=flag_mines)
+    assert result.won == (game.outcome == "won") and game.outcome != "playing"
+    assert watched.reveals[0] == result.first_click == first_click_cell(width, height,
+                                                                        first_click)
+    assert [g.cell for g in result.guesses] == watched.unproven
+    assert all(0 < g.probability < 1 and g.exact for g in result.guesses)
+    assert result.clicks == len(watched.reveals) + len(watched.flags)
+    assert watched.flags == [] or flag_mines
+    assert result.board == game.observe() and result.seconds > 0
+    layout = game.layout
+    assert layout is not None and len(layout) == mines
+    if result.won:
+        assert set(result.board.unknown_cells()) | set(result.board.flags()) == layout
+    else:
+        assert watched.reveals[-1] in layout and watched.reveals[-1] == result.guesses[-1].cell
+
+
+@settings(max_examples=40, deadline=None)
+@given(configurations(), st.integers(0, 2**32))
+def test_kaboom_is_won_every_time(configuration: tuple[int, int, int, FirstClick],
+                                  seed: int) -> None:
+    width, height, mines, first_click = configuration
+    game = KaboomGame(width, height, mines, rng=random.Random(seed), first_click=first_click)
+    watched, result = _play(game, seed, flag_mines=seed % 2 == 0)
+    assert result.won, f"lost Kaboom after {watched.reveals}"
+    assert set(result.board.unknown_cells()) | set(result.board.flags()) == game.layout
+
+
+def test_flags_are_placed_on_proven_mines_only_when_asked() -> None:
+    game = SimGame(9, 9, 10, rng=random.Random(3))
+    watched, result = _play(game, 3, flag_mines=True)
+    assert watched.flags and set(watched.flags) <= (game.layout or set())
+    assert all(result.board[cell] == FLAG for cell in watched.flags)
+
+
+def test_a_game_already_under_way_is_not_opened_again() -> None:
+    game = SimGame(9, 9, 10, rng=random.Random(4), first_click="opening")
+    game.reveal(Cell(4, 4))
+    result = play(game, rng=random.Random(4), first_click=Cell(0, 0))
+    assert result.first_click is None
+
+
+@pytest.mark.parametrize(("width", "height", "rule", "cell"), [
+    (30, 16, "safe", Cell(0, 0)), (30, 16, "opening", Cell(2, 2)),
+    (3, 3, "opening", Cell(2, 2)), (2, 5, "opening", Cell(2, 1)),
+])
+def test_the_first_click_follows_the_rules(width: int, height: int, rule: FirstClick,
+                                           cell: Cell) -> None:
+    assert first_click_cell(width, height, rule) == cell

@@ -1,0 +1,104 @@
+"""Summaries, intervals and the plot, and the ``autoplay stats`` command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from autoplay.board import Cell
+from autoplay.cli import cli
+from autoplay.report import Configuration, summarize, wilson_interval
+from autoplay.stats import GameRecord, StatsStore
+
+
+@pytest.mark.parametrize(("wins", "games", "low", "high"), [
+    # Reference values from the closed form of Wilson (1927), to 4 places.
+    (0, 10, 0.0, 0.2775), (10, 10, 0.7225, 1.0), (5, 10, 0.2366, 0.7634),
+    (380, 1000, 0.3504, 0.4105), (1, 3, 0.0615, 0.7923),
+])
+def test_wilson_interval(wins: int, games: int, low: float, high: float) -> None:
+    assert wilson_interval(wins, games) == pytest.approx((low, high), abs=5e-5)
+
+
+def test_wilson_interval_needs_a_trial() -> None:
+    with pytest.raises(ValueError, match="a rate needs at least one trial, got 0"):
+        wilson_interval(0, 0)
+
+
+def _game(won: bool, *, rules: str = "standard", seconds: float = 0.1, guesses: int = 1,
+          width: int = 9) -> GameRecord:
+    return GameRecord("simulator", width, 9, 10, rules, "safe", Cell(0, 0), 1, won, 20,
+                      (0.25,) * guesses, seconds, 12)
+
+
+def test_summaries_per_configuration() -> None:
+    games = [_game(True, rules="kaboom"), _game(True, seconds=0.3, guesses=0),
+             _game(False, seconds=0.2, guesses=2), _game(True, seconds=0.4, guesses=3),
+             _game(True, width=16)]
+    standard, wide, kaboom = summarize(games)
+    assert (str(standard.configuration), str(wide.configuration), str(kaboom.configuration)) \
+        == ("9x9/10 standard, first click safe at (0, 0)",
+            "16x9/10 standard, first click safe at (0, 0)",
+            "9x9/10 kaboom, first click safe at (0, 0)")
+    assert (standard.games, standard.wins, standard.guesses_per_game) == (3, 2, 5 / 3)
+    assert standard.seconds_per_game == pytest.approx(0.3)
+    assert standard.median_seconds == pytest.approx(0.3)
+    assert standard.three_bv_per_second == pytest.approx((12 / 0.3 + 12 / 0.4) / 2)
+    assert standard.ci95 == wilson_interval(2, 3)
+    assert standard.configuration == Configuration.of(games[1])
+
+
+def _record(path: Path, games: list[GameRecord]) -> None:
+    with StatsStore(path) as store:
+        for game in games:
+            store.record(game)
+
+
+def test_stats_json(stats_path: Path) -> None:
+    _record(stats_path, [_game(True), _game(False), _game(True, rules="kaboom")])
+    result = CliRunner().invoke(cli, ["stats", "--db", str(stats_path), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["db"] == str(stats_path)
+    assert [(c["rules"], c["games"], c["wins"], c["ci95"]) for c in report["configurations"]] \
+        == [("standard", 2, 1, list(wilson_interval(1, 2))),
+            ("kaboom", 1, 1, list(wilson_interval(1, 1)))]
+
+
+def test_stats_table_and_plot(stats_path: Path, tmp_path: Path) -> None:
+    _record(stats_path, [_game(True), _game(False), _game(True, rules="kaboom")])
+    image = tmp_path / "stats.png"
+    result = CliRunner().invoke(cli, ["stats", "--db", str(stats_path), "--plot", str(image)])
+    assert result.exit_code == 0, result.output
+    rows = [line.split("│")[1:-1] for line in result.output.splitlines() if "│" in line]
+    assert [[cell.strip() for cell in row[:6]] for row in rows] == [
+        ["simulator", "9x9/10", "standard", "safe at (0, 0)", "2", "50.0%"],
+        ["simulator", "9x9/10", "kaboom", "safe at (0, 0)", "1", "100.0%"]]
+    assert result.output.endswith(f"plot saved to {image}\n")
+    assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_stats_of_an_empty_file(stats_path: Path) -> None:
+    StatsStore(stats_path).close()
+    result = CliRunner().invoke(cli, ["stats", "--db", str(stats_path)])
+    assert (result.exit_code, result.output) == (0, f"no games recorded in {stats_path}\n")
+    result = CliRunner().invoke(cli, ["stats", "--db", str(stats_path), "--plot", "x.png"])
+    assert (result.exit_code, result.output) == (
+        1, f"Error: no games recorded in {stats_path}: nothing to plot\n")
+
+
+def test_stats_without_a_file(stats_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["stats", "--db", str(stats_path)])
+    assert (result.exit_code, result.output) == (
+        1, f"Error: no statistics file at {stats_path}: play some games first\n")
+    assert not stats_path.exists()
+
+
+def test_stats_of_a_file_that_is_not_one(stats_path: Path) -> None:
+    stats_path.write_text("hello " * 50)
+    result = CliRunner().invoke(cli, ["stats", "--db", str(stats_path)])
+    assert (result.exit_code, result.output) == (
+        1, f"Error: {stats_path} is not a statistics file: file is not a database\n")

@@ -1,0 +1,215 @@
+"""The simulator: its rule sets, 3BV, seeded runs, and the ``autoplay sim`` command."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import ms_toollib
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autoplay.board import Board, Cell
+from autoplay.cli import cli
+from autoplay.deduce import deduce
+from autoplay.player import FirstClick
+from autoplay.report import wilson_interval
+from autoplay.sim import (
+    PRESETS,
+    KaboomGame,
+    SimConfig,
+    SimGame,
+    game_seed,
+    play_games,
+    play_sim,
+    three_bv,
+)
+from autoplay.stats import GameRecord, StatsStore
+
+
+def _shown_counts_fit(board: Board, layout: frozenset[Cell]) -> bool:
+    return all(board[cell] == sum(n in layout for n in board.neighbours(cell))
+               for cell in board.cells() if board[cell] >= 0)
+
+
+@pytest.mark.parametrize(("width", "height", "mines", "expected"), [
+    (3, 3, [], 1),                                  # one opening clears all
+    (3, 3, [Cell(1, 1)], 8),                        # no zero anywhere: every cell a click
+    (3, 1, [Cell(0, 1)], 2),
+    (4, 1, [Cell(0, 0)], 1),                        # 1 0 0: the opening takes the 1 along
+    (5, 1, [Cell(0, 2)], 2),                        # 0 1 * 1 0: two openings
+    (5, 5, [Cell(0, 0), Cell(4, 4)], 1),
+    (7, 1, [Cell(0, 1), Cell(0, 5)], 3),            # 1 * 1 0 1 * 1: two lone 1s, an opening
+])
+def test_three_bv_of_known_layouts(width: int, height: int, mines: list[Cell],
+                                   expected: int) -> None:
+    assert three_bv(width, height, mines) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 12), st.data())
+def test_three_bv_agrees_with_ms_toollib(width: int, height: int, data: st.DataObject) -> None:
+    cells = [Cell(r, c) for r in range(height) for c in range(width)]
+    mines = set(data.draw(st.lists(st.sampled_from(cells), unique=True)))
+    board = Board.empty(width, height)
+    matrix = [[-1 if Cell(r, c) in mines else
+               sum(n in mines for n in board.neighbours(Cell(r, c)))
+               for c in range(width)] for r in range(height)]
+    assert three_bv(width, height, mines) == ms_toollib.cal_bbbv(matrix)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(3, 10), st.integers(3, 10), st.integers(0, 2**32),
+       st.sampled_from(["safe", "opening"]), st.data())
+def test_the_simulator_keeps_its_mine_count_and_first_click_rule(
+        width: int, height: int, seed: int, first_click: FirstClick,
+        data: st.DataObject) -> None:
+    mines = data.draw(st.integers(0, width * height - (9 if first_click == "opening" else 1)))
+    start = Cell(data.draw(st.integers(0, height - 1)), data.draw(st.integers(0, width - 1)))
+    game = SimGame(width, height, mines, rng=random.Random(seed), first_click=first_click)
+    game.reveal(start)
+    layout = game.layout
+    assert layout is not None and len(layout) == mines and start not in layout
+    board = game.observe()
+    if first_click == "opening":
+        assert board[start] == 0 and not set(board.neighbours(start)) & layout
+    assert _shown_counts_fit(board, layout)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(3, 7), st.integers(3, 7), st.integers(0, 2**32),
+       st.sampled_from(["safe", "opening"]), st.data())
+def test_kaboom_counts_never_contradict_each_other(width: int, height: int, seed: int,
+                                                   first_click: FirstClick,
+                                                   data: st.DataObject) -> None:
+    mines = data.draw(st.integers(0, width * height - (9 if first_click == "opening" else 1)))
+    game = KaboomGame(width, height, mines, rng=random.Random(seed), first_click=first_click)
+    clicks = data.draw(st.lists(st.tuples(st.integers(0, height - 1),
+                                          st.integers(0, width - 1)), min_size=1))
+    if first_click == "opening":
+        clicks[0] = (min(2, height - 1), min(2, width - 1))
+    for row, col in clicks:
+        if game.outcome != "playing":
+            break
+        game.reveal(Cell(row, col))
+        layout = game.layout
+        assert layout is not None and len(layout) == mines
+        assert _shown_counts_fit(game.observe(), layout)
+    if first_click == "opening":
+        assert game.observe()[Cell(*clicks[0])] == 0
+
+
+def test_kaboom_mines_an_unproven_click_while_a_safe_cell_exists() -> None:
+    punished = 0
+    for seed in range(30):
+        game = KaboomGame(6, 6, 8, rng=random.Random(seed))
+        game.reveal(Cell(0, 0))
+        board = game.observe()
+        deduction = deduce(board)
+        unproven = sorted(set(board.unknown_cells()) - deduction.safe - deduction.mines)
+        if game.outcome == "playing" and deduction.safe and unproven:
+            game.reveal(unproven[0])
+            assert game.outcome == "lost" and unproven[0] in (game.layout or ())
+            punished += 1
+    assert punished > 5
+
+
+def test_kaboom_makes_a_guess_safe_when_nothing_is_proven() -> None:
+    for seed in range(10):
+        game = KaboomGame(3, 1, 1, rng=random.Random(seed))
+        game.reveal(Cell(0, 1))
+        game.reveal(Cell(0, 2 * (seed % 2)))
+        assert game.outcome == "won"
+
+
+def test_a_config_must_leave_room_for_its_first_click() -> None:
+    with pytest.raises(ValueError, match="9 mines do not fit a 3x3 board with a first click "
+                                         "that is safe"):
+        SimConfig(3, 3, 9)
+    assert SimConfig(4, 4, 7, first_click="opening").first_cell == Cell(2, 2)
+    assert PRESETS["expert"] == SimConfig(30, 16, 99)
+
+
+def _same_game(a: GameRecord, b: GameRecord) -> bool:
+    """The same game, leaving out how long it took."""
+    return (a.seed, a.won, a.clicks, a.guesses, a.three_bv) == (
+        b.seed, b.won, b.clicks, b.guesses, b.three_bv)
+
+
+def test_a_game_replays_from_its_seed() -> None:
+    config = SimConfig(8, 8, 12, rules="kaboom")
+    seed = game_seed(5, 3)
+    assert _same_game(play_sim(config, seed), play_sim(config, seed))
+    assert not _same_game(play_sim(config, seed), play_sim(config, game_seed(5, 4)))
+
+
+def test_a_run_deals_the_same_games_with_any_number_of_workers() -> None:
+    config = SimConfig(8, 8, 14, rules="kaboom", first_click="opening")
+    alone = sorted(play_games(config, 6, seed=2, workers=1), key=lambda g: g.seed or 0)
+    shared = sorted(play_games(config, 6, seed=2, workers=2), key=lambda g: g.seed or 0)
+    assert [g.seed for g in alone] == sorted(game_seed(2, i) for i in range(6))
+    assert all(_same_game(a, b) for a, b in zip(alone, shared, strict=True))
+
+
+def test_sim_json_summary(stats_path: Path) -> None:
+    result = CliRunner().invoke(cli, [
+        "sim", "--board", "6x5/5", "--games", "12", "--seed", "7", "--workers", "1",
+        "--db", str(stats_path), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    config = SimConfig(6, 5, 5)
+    wins = sum(play_sim(config, game_seed(7, i)).won for i in range(12))
+    assert {k: summary[k] for k in ("games", "wins", "rules", "first_click", "first_cell",
+                                    "seed", "workers", "db", "preset")} == {
+        "games": 12, "wins": wins, "rules": "standard", "first_click": "safe",
+        "first_cell": [0, 0], "seed": 7, "workers": 1, "db": str(stats_path), "preset": None}
+    assert summary["win_rate"] == wins / 12
+    assert summary["ci95"] == list(wilson_interval(wins, 12))
+    assert summary["guesses_per_game"] >= 0 and summary["seconds_per_game"] > 0
+    with StatsStore(stats_path) as store:
+        assert sorted(g.seed or 0 for g in store.games()) == sorted(
+            game_seed(7, i) for i in range(12))
+
+
+def test_sim_text_summary(stats_path: Path) -> None:
+    result = CliRunner().invoke(cli, [
+        "sim", "--preset", "beginner", "--rules", "kaboom", "--first-click", "opening",
+        "--games", "3", "--seed", "1", "--workers", "1", "--db", str(stats_path)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[:2] == [
+        "9x9/10 kaboom, first click opening at (2, 2), seed 1",
+        ("won 3 of 3 games: 100.0% (95% interval 43.9-100.0%), "
+         f"{sum(len(g.guesses) for g in _games(stats_path)) / 3:.2f} guesses per game")]
+    assert re.fullmatch(r"[\d.]+ ms per game \(median\), [\d.]+ ms mean, \d+ 3BV/s in won games",
+                        lines[2]), lines[2]
+    assert lines[3:] == [f"recorded in {stats_path}"]
+
+
+def _games(path: Path) -> list[GameRecord]:
+    with StatsStore(path) as store:
+        return list(store.games())
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ([], "Error: give one of --preset and --board"),
+    (["--preset", "expert", "--board", "9x9/10"], "Error: give one of --preset and --board"),
+    (["--board", "9x9"], ("Error: Invalid value for '--board': expected WxH/M such as "
+                          "30x16/99, got '9x9'")),
+    (["--board", "3x3/1", "--first-click", "opening"],
+     ("Error: Invalid value for '--board': 1 mines do not fit a 3x3 board with a first "
+      "click that is opening")),
+    (["--preset", "expert", "--rules", "nice"], ("Error: Invalid value for '--rules': "
+                                                 "'nice' is not one of 'standard', 'kaboom'.")),
+])
+def test_sim_usage_errors(arguments: list[str], message: str, stats_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["sim", *arguments, "--db", str(stats_path)],
+                                prog_name="autoplay")
+    assert result.exit_code == 2
+    assert result.output == ("Usage: autoplay sim [OPTIONS]\n"
+                             "Try 'autoplay sim --help' for help.\n\n" + message + "\n")
+    assert not stats_path.exists()

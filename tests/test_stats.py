@@ -1,0 +1,121 @@
+"""The statistics store: a real SQLite file, one committed row per game, versioned."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autoplay.board import Cell
+from autoplay.sim import SimConfig, game_seed, play_sim
+from autoplay.stats import GameRecord, StatsError, StatsStore
+
+records = st.builds(
+    GameRecord,
+    source=st.sampled_from(["simulator", "gnome-mines", "xdemineur: classic skin"]),
+    width=st.integers(1, 100), height=st.integers(1, 100), mines=st.integers(0, 999),
+    rules=st.sampled_from(["standard", "kaboom"]), first_click=st.sampled_from(["safe",
+                                                                                "opening"]),
+    first_cell=st.none() | st.builds(Cell, st.integers(0, 99), st.integers(0, 99)),
+    seed=st.none() | st.integers(0, 2**63 - 1), won=st.booleans(),
+    clicks=st.integers(0, 10_000),
+    guesses=st.lists(st.floats(0, 1, exclude_max=True), max_size=30).map(tuple),
+    seconds=st.floats(0, 1e5), three_bv=st.none() | st.integers(0, 10_000))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(records, max_size=5))
+def test_games_come_back_as_recorded(tmp_path_factory: pytest.TempPathFactory,
+                                     games: list[GameRecord]) -> None:
+    path = tmp_path_factory.mktemp("stats") / "stats.sqlite3"
+    with StatsStore(path) as store:
+        ids = [store.record(game) for game in games]
+    with StatsStore(path) as store:
+        back = list(store.games())
+    assert ids == sorted(set(ids))
+    assert [g.finished is not None for g in back] == [True] * len(games)
+    assert [_without_time(g) for g in back] == games
+
+
+def _without_time(game: GameRecord) -> GameRecord:
+    return GameRecord(game.source, game.width, game.height, game.mines, game.rules,
+                      game.first_click, game.first_cell, game.seed, game.won, game.clicks,
+                      game.guesses, game.seconds, game.three_bv)
+
+
+def test_the_file_is_real_sqlite_with_a_versioned_schema(stats_path: Path) -> None:
+    record = play_sim(SimConfig(9, 9, 10), seed=11)
+    with StatsStore(stats_path) as store:
+        store.record(record)
+    with StatsStore(stats_path) as store:  # opening again migrates nothing
+        assert [g.seed for g in store.games()] == [11]
+    db = sqlite3.connect(stats_path)
+    assert db.execute("PRAGMA user_version").fetchone() == (1,)
+    row = db.execute("SELECT source, width, height, mines, rules, first_click, first_row, "
+                     "first_col, seed, result, clicks, guesses, three_bv, "
+                     "three_bv_per_second IS NULL FROM games").fetchone()
+    assert row == ("simulator", 9, 9, 10, "standard", "safe", 0, 0, 11,
+                   "won" if record.won else "lost", record.clicks, len(record.guesses),
+                   record.three_bv, not record.won)
+    db.close()
+
+
+def test_a_file_from_a_newer_autoplay_is_refused(stats_path: Path) -> None:
+    db = sqlite3.connect(stats_path)
+    db.execute("PRAGMA user_version = 7")
+    db.close()
+    with pytest.raises(StatsError, match="has schema version 7, newer than the 1 this "
+                                         "autoplay knows: upgrade autoplay"):
+        StatsStore(stats_path)
+
+
+def test_a_file_that_is_not_sqlite_is_refused(stats_path: Path) -> None:
+    stats_path.write_text("not a database, but long enough to look like one " * 4)
+    with pytest.raises(StatsError, match="is not a statistics file: file is not a database"):
+        StatsStore(stats_path)
+
+
+def test_killing_a_run_loses_no_finished_game(stats_path: Path) -> None:
+    with subprocess.Popen(
+            [sys.executable, "-m", "autoplay", "sim", "--board", "9x9/10", "--games", "100000",
+             "--seed", "3", "--workers", "1", "--quiet", "--db", str(stats_path)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as run:
+        try:
+            seen = _count_when_at_least(stats_path, 25, run)
+        finally:
+            run.kill()  # SIGKILL: no handler, no clean-up, no last commit
+    with StatsStore(stats_path) as store:
+        games = list(store.games())
+    assert len(games) >= seen >= 25
+    # Played in order, one worker: exactly the first games of the run, each complete.
+    assert [g.seed for g in games] == [game_seed(3, i) for i in range(len(games))]
+    replay = play_sim(SimConfig(9, 9, 10), games[-1].seed or 0)
+    assert (replay.won, replay.clicks, replay.guesses) == (
+        games[-1].won, games[-1].clicks, games[-1].guesses)
+    db = sqlite3.connect(stats_path)
+    assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    db.close()
+
+
+def _count_when_at_least(path: Path, count: int, run: subprocess.Popen[bytes]) -> int:
+    """Poll the file (as another reader) until it holds ``count`` games."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert run.poll() is None, run.stderr.read().decode() if run.stderr else ""
+        if path.exists():
+            try:
+                db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+                seen: int = db.execute("SELECT count(*) FROM games").fetchone()[0]
+                db.close()
+                if seen >= count:
+                    return seen
+            except sqlite3.OperationalError:
+                pass  # the table is not created yet
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {count} games recorded in a minute")
