@@ -27,11 +27,7 @@ import mss
 import numpy as np
 import numpy.typing as npt
 
-from autoplay.errors import AutoplayError
-
-
-class DesktopError(AutoplayError):
-    """The X server or a game did not start, or its window did not appear in time."""
+from autoplay.errors import DesktopError
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,10 +220,6 @@ class GameWindow:
     def key(self, *keys: str) -> None:
         """Press keys (xdotool names, such as ``F2`` or ``ctrl+n``) in the window."""
         xdotool(self.display, "key", "--window", self.window, "--delay", "0", *keys)
-
-    def is_running(self) -> bool:
-        """True while the game's process lives."""
-        return self.process.poll() is None
 
     def close(self) -> None:
         """End the game's process and remove its private settings directory."""

@@ -63,3 +63,7 @@ class UnknownCells(AutoplayError):
 
 class SkinError(AutoplayError):
     """A skin that is not installed, cannot be loaded, or cannot be learned."""
+
+
+class DesktopError(AutoplayError):
+    """The X server or a game did not start, or its window did not appear in time."""

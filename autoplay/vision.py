@@ -11,10 +11,9 @@ screen once its alpha channel is dropped); nothing here captures or clicks. The 
    with confidence, which are reported and never guessed;
 3. :func:`read_screenshot` does both, trying every installed skin unless one is named.
 
-Every comparison is made at one small resolution per skin (:func:`comparison_size`, 16 to
-24 pixels a side): the templates and the cells of the image are both resampled to it, so
-templates follow the pitch found in the image and a rescaled screenshot compares like the
-original.
+Every comparison is made at one small resolution (:data:`CELL_SIZE` pixels a side): the
+templates and the cells of the image are both resampled to it, so templates follow the
+pitch found in the image and a rescaled screenshot compares like the original.
 
 A skin is a folder: one PNG per cell appearance, named by what it shows (``unopened``,
 ``0``-``8``, ``flag``, ``mine``, ``exploded``, ``wrong-flag``, ``question``, with ``-2``,
@@ -45,10 +44,7 @@ Image = npt.NDArray[np.uint8]
 _Floats = npt.NDArray[np.float32]
 
 CELL_SIZE = 16
-"""Side, in pixels, at which cells and templates are compared, at the least..."""
-MAX_CELL_SIZE = 16
-"""... and at the most: a skin's own pitch between the two (a thin digit in a big cell
-fades when shrunk too far)."""
+"""Side, in pixels, at which cells and templates are compared."""
 MAX_DISTANCE = 40.0
 """A cell whose closest template differs by more than this (root-mean-square, 0-255 per
 channel) is not recognised."""
@@ -153,10 +149,8 @@ class Skin:
     templates: tuple[Template, ...]
     source: str = ""
     """Where the templates come from, for a person."""
-    size: int = field(init=False, repr=False)
-    """The side at which this skin's cells are compared (:func:`comparison_size`)."""
     features: _Floats = field(init=False, repr=False)
-    """Every template at ``size``, one row each, for matching."""
+    """Every template at :data:`CELL_SIZE`, one row each, for matching."""
     states: npt.NDArray[np.int64] = field(init=False, repr=False)
     """The state of each template row."""
     apart: _Floats = field(init=False, repr=False)
@@ -167,9 +161,7 @@ class Skin:
     def __post_init__(self) -> None:
         if all(t.state == OUTSIDE for t in self.templates):
             raise SkinError(f"skin {self.name!r} has no cell templates")
-        object.__setattr__(self, "size", comparison_size(*self.pitch))
-        features = np.stack([_resample(t.image, 1, 1, self.size).ravel()
-                             for t in self.templates])
+        features = np.stack([_resample(t.image, 1, 1).ravel() for t in self.templates])
         object.__setattr__(self, "features", features.astype(np.float32))
         object.__setattr__(self, "states", np.array([t.state for t in self.templates]))
         object.__setattr__(self, "apart", _distances(self.features, self))
@@ -366,15 +358,9 @@ def _rms(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> float:
     return float(np.sqrt(np.mean((a.astype(np.float32) - b.astype(np.float32)) ** 2)))
 
 
-def comparison_size(pitch_x: float, pitch_y: float) -> int:
-    """The side at which cells of this pitch are compared: the pitch, within
-    [:data:`CELL_SIZE`, :data:`MAX_CELL_SIZE`]."""
-    return int(np.clip(round(min(pitch_x, pitch_y)), CELL_SIZE, MAX_CELL_SIZE))
-
-
-def _resample(image: Image, rows: int, cols: int, side: int) -> Image:
-    """Resize a block of rows x cols cells so that every cell is ``side`` pixels a side."""
-    return _shrink(image, cols * side, rows * side)
+def _resample(image: Image, rows: int, cols: int) -> Image:
+    """Resize a block of rows x cols cells so that every cell is CELL_SIZE a side."""
+    return _shrink(image, cols * CELL_SIZE, rows * CELL_SIZE)
 
 
 def _shrink(image: Image, width: int, height: int) -> Image:
@@ -384,8 +370,8 @@ def _shrink(image: Image, width: int, height: int) -> Image:
                                  if shrinking else cv2.INTER_LINEAR), np.uint8)
 
 
-def cell_features(image: Image, geometry: Geometry, side: int = CELL_SIZE) -> _Floats:
-    """Every cell of the lattice at ``side`` pixels a side, one row per cell, row-major.
+def cell_features(image: Image, geometry: Geometry) -> _Floats:
+    """Every cell of the lattice at CELL_SIZE, one row per cell, row-major.
 
     :raises ValueError: if the lattice goes outside the image.
     """
@@ -403,8 +389,8 @@ def cell_features(image: Image, geometry: Geometry, side: int = CELL_SIZE) -> _F
                                          (crop.shape[1], crop.shape[0]),
                                          flags=cv2.INTER_LINEAR,
                                          borderMode=cv2.BORDER_REPLICATE), np.uint8)
-    block = _resample(crop[:height, :width], geometry.rows, geometry.cols, side)
-    cells = block.reshape(geometry.rows, side, geometry.cols, side, 3)
+    block = _resample(crop[:height, :width], geometry.rows, geometry.cols)
+    cells = block.reshape(geometry.rows, CELL_SIZE, geometry.cols, CELL_SIZE, 3)
     return cells.transpose(0, 2, 1, 3, 4).reshape(geometry.rows * geometry.cols, -1).astype(
         np.float32)
 
@@ -479,7 +465,7 @@ def read_board(image: Image, geometry: Geometry, skin: Skin) -> Reading:
     :raises ValueError: if the lattice goes outside the image.
     """
     image = as_bgr(image)
-    match = _match(cell_features(image, geometry, skin.size), skin)
+    match = _match(cell_features(image, geometry), skin)
     recognised = match.recognised()
     states = tuple(int(skin.states[i]) if ok else UNKNOWN
                    for i, ok in zip(match.best, recognised))
@@ -785,7 +771,7 @@ def _settle(image: Image, skin: Skin, geometry: Geometry) -> _Candidate | None:
         reach = _REACH if min(aligned.rows, aligned.cols) > _REACH else 2 * _REACH
         grown = _clip(aligned.grown(reach, reach, reach, reach), image)
         assert grown is not None
-        grown_match = _match(cell_features(image, grown, skin.size), skin)
+        grown_match = _match(cell_features(image, grown), skin)
         top = min(max(round((aligned.top - grown.top) / grown.pitch_y), 0), grown.rows - 1)
         left = min(max(round((aligned.left - grown.left) / grown.pitch_x), 0), grown.cols - 1)
         edges = _edges(grown_match.recognised().reshape(grown.rows, grown.cols), top, left,
@@ -798,7 +784,7 @@ def _settle(image: Image, skin: Skin, geometry: Geometry) -> _Candidate | None:
             match = grown_match.block(grown.cols, edges)
             break
     if match is None:
-        match = _match(cell_features(image, geometry, skin.size), skin)
+        match = _match(cell_features(image, geometry), skin)
     if match.distance.mean() > _PIXEL_EXACT:  # between pixels: place it finer
         geometry, match = _polish(image, skin, geometry, match)
     recognised = int(match.recognised().sum())
@@ -820,7 +806,7 @@ def _polish(image: Image, skin: Skin, geometry: Geometry, match: _Match
         for step in (-0.5, -0.25, 0.25, 0.5):
             moved = best[1].moved(dx=step) if axis == "x" else best[1].moved(dy=step)
             if moved.fits(image):
-                moved_match = _match(cell_features(image, moved, skin.size), skin)
+                moved_match = _match(cell_features(image, moved), skin)
                 if moved_match.distance.mean() < best[0]:
                     best = (float(moved_match.distance.mean()), moved, moved_match)
     return best[1], best[2]
@@ -908,7 +894,7 @@ def _fit_block(image: Image, skin: Skin, geometry: Geometry, most: int = 24
     over the better-matching half of the lattice, are used: a rough lattice a few pixels
     off may have no cell recognised yet. None for a lattice of fewer than ``_MIN_CELLS``.
     """
-    features = cell_features(image, geometry, skin.size)
+    features = cell_features(image, geometry)
     match = _match(features, skin)
     if geometry.rows * geometry.cols < _MIN_CELLS:
         return None
@@ -974,7 +960,7 @@ def _is_lattice(image: Image, skin: Skin, geometry: Geometry, match: _Match) -> 
     shifted = geometry.moved(geometry.pitch_x / 2, geometry.pitch_y / 2).grown(0, 0, -1, -1)
     if shifted.rows < 1 or shifted.cols < 1 or not shifted.fits(image):
         return True
-    elsewhere = _match(cell_features(image, shifted, skin.size), skin)
+    elsewhere = _match(cell_features(image, shifted), skin)
     return bool(elsewhere.recognised().mean() < 0.5 * match.recognised().mean()
                 or elsewhere.distance.mean() > 2 * match.distance.mean() + 5)
 
@@ -1012,10 +998,9 @@ def learn_skin(name: str, examples: Sequence[tuple[Image, Board]]) -> Skin:
             so_far = Skin(name, (geometry.pitch_x, geometry.pitch_y), tuple(templates))
             geometry = _align(image, so_far, geometry) or geometry
         fitted.append((image, geometry))
-        side = comparison_size(fitted[0][1].pitch_x, fitted[0][1].pitch_y)
         for cell in board.cells():
-            _add_look(templates, _LABEL_OF_STATE[board[cell]], image, geometry, cell, side)
-    cells = np.stack([_resample(t.image, 1, 1, side).ravel() for t in templates])
+            _add_look(templates, _LABEL_OF_STATE[board[cell]], image, geometry, cell)
+    cells = np.stack([_resample(t.image, 1, 1).ravel() for t in templates])
     for image, geometry in fitted:
         ring = geometry.grown(1, 1, 1, 1)
         for cell in Board.empty(ring.cols, ring.rows).cells():
@@ -1023,22 +1008,21 @@ def learn_skin(name: str, examples: Sequence[tuple[Image, Board]]) -> Skin:
             x0, y0, x1, y1 = ring.cell_box(cell)
             if inner or x0 < 0 or y0 < 0 or x1 > image.shape[1] or y1 > image.shape[0]:
                 continue
-            look = _resample(image[y0:y1, x0:x1], 1, 1, side).ravel().astype(np.float32)
+            look = _resample(image[y0:y1, x0:x1], 1, 1).ravel().astype(np.float32)
             if np.sqrt(((cells - look) ** 2).mean(axis=1)).min() > _OUTSIDE_DISTANCE:
-                _add_look(templates, "outside", image, ring, cell, side)
+                _add_look(templates, "outside", image, ring, cell)
     pitch = fitted[0][1]
     return Skin(name, (round(pitch.pitch_x, 3), round(pitch.pitch_y, 3)),
                 tuple(sorted(templates, key=lambda t: t.label)))  # as saved and loaded
 
 
 def _add_look(templates: list[Template], label: str, image: Image, geometry: Geometry,
-              cell: Cell, side: int) -> None:
-    """Add the cell's look as a template of ``label``, unless one is already close to it
-    (compared at ``side`` pixels a side)."""
+              cell: Cell) -> None:
+    """Add the cell's look as a template of ``label``, unless one is already close to it."""
     x0, y0, x1, y1 = geometry.cell_box(cell)
     look = image[y0:y1, x0:x1]
-    features = _resample(look, 1, 1, side).ravel()
-    if all(_rms(_resample(t.image, 1, 1, side).ravel(), features) > _VARIANT_DISTANCE
+    features = _resample(look, 1, 1).ravel()
+    if all(_rms(_resample(t.image, 1, 1).ravel(), features) > _VARIANT_DISTANCE
            for t in templates if t.label == label):
         templates.append(Template(label, look.copy()))
 

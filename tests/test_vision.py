@@ -19,7 +19,6 @@ from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cel
 from autoplay.errors import NoBoardFound, SkinError, UnreadableImage
 from autoplay.vision import (
     CELL_SIZE,
-    MAX_CELL_SIZE,
     SHIPPED_SKINS,
     Geometry,
     Image,
@@ -229,8 +228,7 @@ def test_a_folder_that_is_not_a_skin_is_refused(tmp_path: Path) -> None:
 
 def test_shipped_skins_compare_cells_at_one_size(skins: dict[str, Skin]) -> None:
     for skin in skins.values():
-        assert skin.features.shape[1] == skin.size * skin.size * 3
-        assert CELL_SIZE <= skin.size <= MAX_CELL_SIZE
+        assert skin.features.shape[1] == CELL_SIZE * CELL_SIZE * 3
         assert (SHIPPED_SKINS / skin.name / "skin.json").is_file()
 
 
