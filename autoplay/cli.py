@@ -167,13 +167,27 @@ def _read_screenshot(data: bytes, source: str, skin_name: str | None, allow_unkn
     """
     if not vision.is_image(data):
         return None
-    image = vision.decode_image(data, source)
+    image = _decode_image(data, source)
     reading = vision.read_screenshot(image, vision.load_skins(skin_name))
     if reading.unrecognized and not allow_unknown:
         raise UnknownCells(f"{len(reading.unrecognized)} cells of {source} not recognised "
                            f"(--allow-unknown takes them as unopened): "
                            f"{vision.describe(reading)}", reading)
     return image, reading
+
+
+def _decode_image(data: bytes, source: str) -> vision.Image:
+    """Decode an image file, with the C libraries' own error output silenced: libpng
+    prints a line of its own for a damaged PNG, and the error raised already says so."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        return vision.decode_image(data, source)
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _write_image(path: str, image: vision.Image) -> None:
@@ -508,7 +522,7 @@ def read_command(image: str, skin_name: str | None, as_json: bool) -> None:
     IMAGE may show the board alone, the game's window or a whole desktop, at any display
     scale. Cells that match no template with confidence are printed as '?' and listed.
     """
-    picture = vision.decode_image(_read_bytes(image), image)
+    picture = _decode_image(_read_bytes(image), image)
     reading = vision.read_screenshot(picture, vision.load_skins(skin_name))
     if as_json:
         click.echo(json.dumps(_reading_json(reading)))
@@ -553,7 +567,7 @@ def learn_command(image: str, board_path: str, name: str) -> None:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
         raise click.BadParameter(f"{name!r} is not a plain name", param_hint="'--name'")
     board = Board.parse(_read_text(board_path))
-    skin = vision.learn_skin(name, [(vision.decode_image(_read_bytes(image), image), board)])
+    skin = vision.learn_skin(name, [(_decode_image(_read_bytes(image), image), board)])
     folder = vision.learned_skins_dir() / name
     skin.save(folder)
     click.echo(f"learned skin {name!r} ({len(skin.templates)} templates: "

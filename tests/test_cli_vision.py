@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -189,3 +191,15 @@ def test_learning_refuses_a_bad_name(tmp_path: Path) -> None:
                  str(image).replace(".png", ".board.txt"), "--name", "../escape")
     assert result.exit_code == 2
     assert "'../escape' is not a plain name" in result.stderr
+
+
+def test_a_damaged_image_is_one_error_line_even_from_libpng(tmp_path: Path) -> None:
+    """libpng writes its own complaint to the process's stderr; the command keeps it out."""
+    damaged = bytearray(MID.read_bytes())
+    damaged[300:600] = bytes(300)
+    path = tmp_path / "damaged.png"
+    path.write_bytes(bytes(damaged))
+    result = subprocess.run([sys.executable, "-m", "autoplay", "read", str(path)],
+                            capture_output=True, text=True, check=False)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"Error: {path} is a damaged or truncated image\n"
