@@ -887,7 +887,7 @@ def _fit_block(image: Image, skin: Skin, geometry: Geometry, most: int = 24
                ) -> Geometry | None:
     """Fit one lattice's origin and pitch to where its cells match best.
 
-    Each cell's two closest templates (scaled to the pitch) are matched a fifth of a
+    Each cell's two closest templates (scaled to the pitch) are matched a quarter of a
     cell around it; the best position wins. Trying more than the closest matters: on a
     lattice a few pixels off, a covered cell can look most like an opened one (a cell
     that already matches almost exactly needs no second try). Up to ``most`` cells, spread
