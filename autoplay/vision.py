@@ -119,10 +119,12 @@ class Geometry:
                         self.cols + left + right)
 
     def fits(self, image: Image) -> bool:
-        """True when every cell lies inside the image."""
+        """True when every cell lies inside the image, give or take a fifth of a cell at
+        its edges (a board cropped tight to its cells, a little off)."""
         x0, y0, x1, y1 = self.box()
-        return (x0 >= 0 and y0 >= 0 and x1 <= image.shape[1] and y1 <= image.shape[0]
-                and self.rows > 0 and self.cols > 0)
+        slack_x, slack_y = self.pitch_x / 5, self.pitch_y / 5
+        return (x0 >= -slack_x and y0 >= -slack_y and x1 <= image.shape[1] + slack_x
+                and y1 <= image.shape[0] + slack_y and self.rows > 0 and self.cols > 0)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -379,12 +381,17 @@ def cell_features(image: Image, geometry: Geometry) -> _Floats:
         raise ValueError(f"{geometry} goes outside the {image.shape[1]}x{image.shape[0]} image")
     # Move the board by what is left of a pixel so that it starts on a pixel edge, then
     # shrink it by area averaging: a board a third of a pixel off reads like one in place.
-    x0, y0 = max(0, int(np.floor(geometry.left))), max(0, int(np.floor(geometry.top)))
+    x0, y0 = int(np.floor(geometry.left)), int(np.floor(geometry.top))
     width = round(geometry.cols * geometry.pitch_x)
     height = round(geometry.rows * geometry.pitch_y)
+    x1, y1 = x0 + width + 1, y0 + height + 1
     dx, dy = geometry.left - x0, geometry.top - y0
-    crop = image[y0:min(y0 + height + 1, image.shape[0]), x0:min(x0 + width + 1, image.shape[1])]
-    if abs(dx) > 0.05 or abs(dy) > 0.05:
+    rows, cols = image.shape[:2]
+    crop = image[max(0, y0):min(rows, y1), max(0, x0):min(cols, x1)]
+    pads = (max(0, -y0), max(0, y1 - rows), max(0, -x0), max(0, x1 - cols))
+    if any(pads):  # the edge cells of a tight crop: repeat the image's last pixels
+        crop = np.asarray(cv2.copyMakeBorder(crop, *pads, cv2.BORDER_REPLICATE), np.uint8)
+    if dx > 0.05 or dy > 0.05:
         crop = np.asarray(cv2.warpAffine(crop, np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]]),
                                          (crop.shape[1], crop.shape[0]),
                                          flags=cv2.INTER_LINEAR,
@@ -770,7 +777,8 @@ def _settle(image: Image, skin: Skin, geometry: Geometry) -> _Candidate | None:
             return None
         reach = _REACH if min(aligned.rows, aligned.cols) > _REACH else 2 * _REACH
         grown = _clip(aligned.grown(reach, reach, reach, reach), image)
-        assert grown is not None
+        if grown is None:
+            return None
         grown_match = _match(cell_features(image, grown), skin)
         top = min(max(round((aligned.top - grown.top) / grown.pitch_y), 0), grown.rows - 1)
         left = min(max(round((aligned.left - grown.left) / grown.pitch_x), 0), grown.cols - 1)
@@ -927,10 +935,11 @@ def _fit_block(image: Image, skin: Skin, geometry: Geometry, most: int = 24
         y, x = (int(i) for i in np.unravel_index(int(np.argmin(result)), result.shape))
         rows.append(row)
         cols.append(col)
-        xs.append(wx0 + x + _vertex(float(result[y, max(x - 1, 0)]), float(result[y, x]),
-                                    float(result[y, min(x + 1, result.shape[1] - 1)])))
-        ys.append(wy0 + y + _vertex(float(result[max(y - 1, 0), x]), float(result[y, x]),
-                                    float(result[min(y + 1, result.shape[0] - 1), x])))
+        inner_x, inner_y = 0 < x < result.shape[1] - 1, 0 < y < result.shape[0] - 1
+        xs.append(wx0 + x + (_vertex(float(result[y, x - 1]), float(result[y, x]),
+                                     float(result[y, x + 1])) if inner_x else 0.0))
+        ys.append(wy0 + y + (_vertex(float(result[y - 1, x]), float(result[y, x]),
+                                     float(result[y + 1, x])) if inner_y else 0.0))
     if len(xs) < _MIN_CELLS:
         return None
     left, pitch_x = _fit(np.array(cols), np.array(xs), geometry.pitch_x)
@@ -939,14 +948,21 @@ def _fit_block(image: Image, skin: Skin, geometry: Geometry, most: int = 24
 
 
 def _clip(geometry: Geometry, image: Image) -> Geometry | None:
-    """The lattice without the rows and columns that stick out of the image."""
+    """The lattice without the rows and columns that stick out of the image (by more than
+    :meth:`Geometry.fits` allows)."""
     height, width = image.shape[:2]
-    left = max(0, -int(np.floor(geometry.left / geometry.pitch_x + 1e-6)))
-    top = max(0, -int(np.floor(geometry.top / geometry.pitch_y + 1e-6)))
-    right = max(0, int(np.ceil((geometry.left + geometry.cols * geometry.pitch_x - width)
-                               / geometry.pitch_x - 1e-6)))
-    bottom = max(0, int(np.ceil((geometry.top + geometry.rows * geometry.pitch_y - height)
-                                / geometry.pitch_y - 1e-6)))
+    # A pixel less than fits() allows, so that rounding the edges cannot undo it.
+    slack_x, slack_y = max(0.0, geometry.pitch_x / 5 - 1), max(0.0, geometry.pitch_y / 5 - 1)
+
+    def beyond(overhang: float, pitch: float) -> int:
+        return max(0, int(np.ceil(overhang / pitch - 1e-9)))
+
+    left = beyond(-geometry.left - slack_x, geometry.pitch_x)
+    top = beyond(-geometry.top - slack_y, geometry.pitch_y)
+    right = beyond(geometry.left + geometry.cols * geometry.pitch_x - width - slack_x,
+                   geometry.pitch_x)
+    bottom = beyond(geometry.top + geometry.rows * geometry.pitch_y - height - slack_y,
+                    geometry.pitch_y)
     clipped = geometry.grown(-top, -left, -bottom, -right)
     while clipped.rows > 0 and clipped.cols > 0 and not clipped.fits(image):
         clipped = clipped.grown(0, 0, -1, -1)  # rounding at the far edges

@@ -89,6 +89,15 @@ def test_rescaled_fixture_reads_exactly(path: Path, scale: float,
     assert geometry.left == pytest.approx(native.left * scale, abs=0.6 * scale)
 
 
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda path: f"{path.parent.name}/{path.stem}")
+def test_a_board_cropped_to_its_cells_reads_exactly(path: Path, skins: dict[str, Skin]) -> None:
+    image, truth = load(path)
+    x0, y0, x1, y1 = locate_board(image, skins[path.parent.name]).box()
+    reading = read_screenshot(np.ascontiguousarray(image[y0:y1, x0:x1]), list(skins.values()))
+    assert (reading.skin, reading.unrecognized) == (path.parent.name, ())
+    assert str(reading.board) == str(truth)
+
+
 def test_lattice_of_a_window_is_found_to_the_pixel(skins: dict[str, Skin]) -> None:
     image, _ = fixture("sgt-mines", "16x16-mid")
     geometry = locate_board(image, skins["sgt-mines"])
