@@ -33,7 +33,7 @@ from autoplay.deduce import Deduction, count_layouts, deduce, find_layout, wrong
 from autoplay.errors import AutoplayError, ImpossibleCount, InconsistentBoard
 from autoplay.nonogram import Clues, solutions
 from autoplay.pb import z3_version
-from autoplay.player import FirstClick
+from autoplay.player import STRATEGIES, FirstClick, Strategy
 from autoplay.report import plot as draw
 from autoplay.report import summarize
 from autoplay.sim import PRESETS, Rules, SimConfig, play_games
@@ -309,6 +309,7 @@ def nonogram_command(source: str, as_json: bool, count: bool) -> None:
 
 
 _BOARD_SIZE = re.compile(r"(\d+)x(\d+)/(\d+)")
+_CELL = re.compile(r"(\d+),(\d+)")
 
 
 @cli.command("sim")
@@ -320,6 +321,11 @@ _BOARD_SIZE = re.compile(r"(\d+)x(\d+)/(\d+)")
               show_default=True, help="The first cell holds no mine, or opens an area.")
 @click.option("--rules", type=click.Choice(["standard", "kaboom"]), default="standard",
               show_default=True, help="kaboom: mines are placed as you click, cruel but fair.")
+@click.option("--strategy", type=click.Choice(STRATEGIES), default="lookahead",
+              show_default=True,
+              help="Guess looking past the next click, or by the lowest probability alone.")
+@click.option("--first-cell", metavar="ROW,COL",
+              help="Open the game here (zero-based) instead of where the rules say.")
 @click.option("--seed", type=int, help="Replays a run exactly (random when not given).")
 @click.option("--workers", type=click.IntRange(min=1), help="Processes; all cores by default.")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
@@ -327,14 +333,14 @@ _BOARD_SIZE = re.compile(r"(\d+)x(\d+)/(\d+)")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def sim_command(preset: str | None, size: str | None, games: int, first_click: FirstClick,
-                rules: Rules, seed: int | None, workers: int | None, db: Path | None,
-                quiet: bool, as_json: bool) -> None:
+                rules: Rules, strategy: Strategy, first_cell: str | None, seed: int | None,
+                workers: int | None, db: Path | None, quiet: bool, as_json: bool) -> None:
     """Play simulated games and record every one in the statistics file.
 
     Game i of a run is dealt from a seed made of --seed and i alone, so a run replays the
     same games with any number of workers.
     """
-    config = _sim_config(preset, size, rules, first_click)
+    config = _sim_config(preset, size, rules, first_click, strategy, first_cell)
     seed = random.SystemRandom().randrange(2**32) if seed is None else seed
     workers = min(workers or os.cpu_count() or 1, games)
     path = db or default_path()
@@ -362,21 +368,33 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
                + f"\nrecorded in {path}")
 
 
-def _sim_config(preset: str | None, size: str | None, rules: Rules,
-                first_click: FirstClick) -> SimConfig:
+def _sim_config(preset: str | None, size: str | None, rules: Rules, first_click: FirstClick,
+                strategy: Strategy, first_cell: str | None) -> SimConfig:
     if (preset is None) == (size is None):
         raise click.UsageError("give one of --preset and --board")
+    cell = None
+    if first_cell is not None:
+        match = _CELL.fullmatch(first_cell)
+        if match is None:
+            raise click.BadParameter(f"expected ROW,COL such as 3,3, got {first_cell!r}",
+                                     param_hint="'--first-cell'")
+        cell = Cell(*map(int, match.groups()))
     if preset is not None:
-        return dataclasses.replace(PRESETS[preset], rules=rules, first_click=first_click)
-    match = _BOARD_SIZE.fullmatch(size or "")
-    if match is None:
-        raise click.BadParameter(f"expected WxH/M such as 30x16/99, got {size!r}",
-                                 param_hint="'--board'")
-    width, height, mines = map(int, match.groups())
+        config = dataclasses.replace(PRESETS[preset], rules=rules, first_click=first_click)
+    else:
+        match = _BOARD_SIZE.fullmatch(size or "")
+        if match is None:
+            raise click.BadParameter(f"expected WxH/M such as 30x16/99, got {size!r}",
+                                     param_hint="'--board'")
+        width, height, mines = map(int, match.groups())
+        try:
+            config = SimConfig(width, height, mines, rules, first_click)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="'--board'") from None
     try:
-        return SimConfig(width, height, mines, rules, first_click)
+        return dataclasses.replace(config, strategy=strategy, opening_cell=cell)
     except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="'--board'") from None
+        raise click.BadParameter(str(error), param_hint="'--first-cell'") from None
 
 
 @contextlib.contextmanager

@@ -36,12 +36,14 @@ class Configuration:
     rules: str
     first_click: str
     first_cell: Cell | None
+    strategy: str
+    """How the player guessed: games of two strategies are compared, never pooled."""
 
     @classmethod
     def of(cls, game: GameRecord) -> Configuration:
         """The configuration a game was played in."""
         return cls(game.source, game.width, game.height, game.mines, game.rules,
-                   game.first_click, game.first_cell)
+                   game.first_click, game.first_cell, game.strategy)
 
     @property
     def board(self) -> str:
@@ -55,9 +57,10 @@ class Configuration:
         return f"{self.first_click}{where}"
 
     def __str__(self) -> str:
-        """For example ``30x16/99 standard, first click safe at (0, 0)``."""
+        """For example ``30x16/99 standard, first click safe at (0, 0), lookahead guesses``."""
         source = "" if self.source == "simulator" else f"{self.source}: "
-        return f"{source}{self.board} {self.rules}, first click {self.opening}"
+        return (f"{source}{self.board} {self.rules}, first click {self.opening}, "
+                f"{self.strategy} guesses")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +95,7 @@ class Summary:
             "source": c.source, "width": c.width, "height": c.height, "mines": c.mines,
             "rules": c.rules, "first_click": c.first_click,
             "first_cell": None if c.first_cell is None else list(c.first_cell),
+            "strategy": c.strategy,
             "games": self.games, "wins": self.wins, "win_rate": self.win_rate,
             "ci95": list(self.ci95), "guesses_per_game": self.guesses_per_game,
             "seconds_per_game": self.seconds_per_game, "median_seconds": self.median_seconds,
@@ -131,8 +135,9 @@ def summarize(games: Iterable[GameRecord]) -> list[Summary]:
     return summaries
 
 
-def _order(c: Configuration) -> tuple[str, bool, int, int, bool]:
-    return c.source, c.rules != "standard", c.width * c.height, c.mines, c.first_click != "safe"
+def _order(c: Configuration) -> tuple[str, bool, int, int, bool, tuple[int, ...], str]:
+    return (c.source, c.rules != "standard", c.width * c.height, c.mines,
+            c.first_click != "safe", tuple(c.first_cell or ()), c.strategy)
 
 
 def plot(games: Sequence[GameRecord], path: str | Path) -> None:

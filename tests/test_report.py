@@ -40,9 +40,9 @@ def test_summaries_per_configuration() -> None:
              _game(True, width=16)]
     standard, wide, kaboom = summarize(games)
     assert (str(standard.configuration), str(wide.configuration), str(kaboom.configuration)) \
-        == ("9x9/10 standard, first click safe at (0, 0)",
-            "16x9/10 standard, first click safe at (0, 0)",
-            "9x9/10 kaboom, first click safe at (0, 0)")
+        == ("9x9/10 standard, first click safe at (0, 0), lookahead guesses",
+            "16x9/10 standard, first click safe at (0, 0), lookahead guesses",
+            "9x9/10 kaboom, first click safe at (0, 0), lookahead guesses")
     assert (standard.games, standard.wins, standard.guesses_per_game) == (3, 2, 5 / 3)
     assert standard.seconds_per_game == pytest.approx(0.3)
     assert standard.median_seconds == pytest.approx(0.3)
