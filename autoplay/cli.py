@@ -34,8 +34,8 @@ from autoplay.errors import AutoplayError, ImpossibleCount, InconsistentBoard
 from autoplay.nonogram import Clues, solutions
 from autoplay.pb import z3_version
 from autoplay.player import STRATEGIES, FirstClick, Strategy
+from autoplay.report import Comparison, compare, summarize
 from autoplay.report import plot as draw
-from autoplay.report import summarize
 from autoplay.sim import PRESETS, Rules, SimConfig, play_games
 from autoplay.stats import StatsStore, default_path
 
@@ -417,6 +417,26 @@ def _progress(games: int, quiet: bool) -> Iterator[Callable[[bool], None]]:
         yield advance
 
 
+def _comparison_table(comparisons: list[Comparison]) -> Table:
+    """Strategies side by side on the same seeds."""
+    table = Table(title="strategies on the same games (same seeds)")
+    table.caption = "difference: first won less second won, with its paired 95% interval"
+    for column in ("board", "rules", "first click", "games", "first", "won", "second", "won",
+                   "difference", "95% interval", "only first", "only second"):
+        table.add_column(column, justify="left" if column in (
+            "board", "rules", "first click", "first", "second") else "right", no_wrap=True)
+    for comparison in comparisons:
+        c = comparison.configuration
+        low, high = comparison.ci95
+        first, second = (f"{100 * wins / comparison.games:.1f}%" for wins in comparison.wins)
+        table.add_row(c.board, c.rules, c.opening, str(comparison.games),
+                      comparison.strategies[0], first, comparison.strategies[1], second,
+                      f"{100 * comparison.difference:+.1f}",
+                      f"{100 * low:+.1f} to {100 * high:+.1f}",
+                      str(comparison.only[0]), str(comparison.only[1]))
+    return table
+
+
 @cli.command("stats")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
               help="The statistics file (default: in the user's data directory).")
@@ -431,32 +451,36 @@ def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
     with StatsStore(path) as store:
         games = list(store.games())
     summaries = summarize(games)
+    comparisons = compare(games)
     if plot is not None:
         if not games:
             raise click.ClickException(f"no games recorded in {path}: nothing to plot")
         draw(games, plot)
     if as_json:
         click.echo(json.dumps({"db": str(path), "configurations": [
-            s.as_dict() for s in summaries]}))
+            s.as_dict() for s in summaries], "comparisons": [c.as_dict() for c in comparisons]}))
         return
     if not games:
         click.echo(f"no games recorded in {path}")
         return
     table = Table(title=f"{len(games)} games recorded in {path}")
     table.caption = "guesses, ms and 3BV/s per game; ms: median and mean; 3BV/s: won games"
-    for column in ("source", "board", "rules", "first click", "games", "won", "95% interval",
-                   "guesses", "ms", "ms mean", "3BV/s"):
+    for column in ("source", "board", "rules", "first click", "strategy", "games", "won",
+                   "95% interval", "guesses", "ms", "ms mean", "3BV/s"):
         table.add_column(column, justify="right" if column[0] in "gw9m3" else "left",
                          no_wrap=True)
     for s in summaries:
         low, high = s.ci95
         speed = s.three_bv_per_second
         c = s.configuration
-        table.add_row(c.source, c.board, c.rules, c.opening, str(s.games),
+        table.add_row(c.source, c.board, c.rules, c.opening, c.strategy, str(s.games),
                       f"{100 * s.win_rate:.1f}%",
                       f"{100 * low:.1f}-{100 * high:.1f}%", f"{s.guesses_per_game:.2f}",
                       f"{1000 * s.median_seconds:.1f}", f"{1000 * s.seconds_per_game:.1f}",
                       "" if speed is None else f"{speed:.0f}")
-    Console(width=max(140, shutil.get_terminal_size().columns)).print(table)
+    console = Console(width=max(140, shutil.get_terminal_size().columns))
+    console.print(table)
+    if comparisons:
+        console.print(_comparison_table(comparisons))
     if plot is not None:
         click.echo(f"plot saved to {plot}")
