@@ -478,7 +478,7 @@ def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
                       f"{100 * low:.1f}-{100 * high:.1f}%", f"{s.guesses_per_game:.2f}",
                       f"{1000 * s.median_seconds:.1f}", f"{1000 * s.seconds_per_game:.1f}",
                       "" if speed is None else f"{speed:.0f}")
-    console = Console(width=max(140, shutil.get_terminal_size().columns))
+    console = Console(width=max(180, shutil.get_terminal_size().columns))
     console.print(table)
     if comparisons:
         console.print(_comparison_table(comparisons))

@@ -61,7 +61,7 @@ _NUDGE = 1000
 
 
 class _TooBig(Exception):
-    """The endgame search visited more than :data:`ENDGAME_NODES` positions."""
+    """The endgame search visited more positions than allowed."""
 
 
 def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDGET) -> Guess:
@@ -89,11 +89,8 @@ def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDG
     if pair is not None:
         return guess(pair[0], "forced 50/50")
     layouts = counter.layouts(problem, ENDGAME_LAYOUTS)
-    if layouts is not None:
-        try:
-            return guess(endgame_move(problem, layouts), "endgame search")
-        except _TooBig:
-            pass
+    if layouts is not None and (move := endgame_move(problem, layouts)) is not None:
+        return guess(move, "endgame search")
     cell = _secondary_safety(problem, counter, count, mined, rng)
     if cell is None:
         return lowest_probability_guess(board, rng, budget=budget)
@@ -125,9 +122,11 @@ def forced_pair(problem: Problem, mined: dict[int, int], layouts: int) -> tuple[
     return None
 
 
-def endgame_move(problem: Problem, layouts: Sequence[frozenset[int]]) -> int:
+def endgame_move(problem: Problem, layouts: Sequence[frozenset[int]], *,
+                 nodes: int = ENDGAME_NODES) -> int | None:
     """The unknown cell (flat index) to open that wins the most of ``layouts``, every layout
-    of the board (each a set of mined cells), under the best play after it.
+    of the board (each a set of mined cells), under the best play after it; None when the
+    search would visit more than ``nodes`` positions.
 
     A position is the set of layouts still possible. Its value is the number of them a
     player wins: all of them when every cell is settled; when a proven-safe cell would tell
@@ -135,8 +134,6 @@ def endgame_move(problem: Problem, layouts: Sequence[frozenset[int]]) -> int:
     over the undecided cells of the sum over the numbers each can show. Positions are
     remembered, and a cell is skipped when even surviving in all its safe layouts could not
     beat the best found.
-
-    :raises _TooBig: past :data:`ENDGAME_NODES` positions.
     """
     board = problem.board
     cells = problem.unknown
@@ -199,15 +196,18 @@ def endgame_move(problem: Problem, layouts: Sequence[frozenset[int]]) -> int:
     def wins(position: int) -> int:
         value = memo.get(position)
         if value is None:
-            if len(memo) >= ENDGAME_NODES:
+            if len(memo) >= nodes:
                 raise _TooBig
             found = options(position)
             value = memo[position] = found if isinstance(found, int) else best(found)[0]
         return value
 
-    found = options((1 << len(masks)) - 1)
-    assert not isinstance(found, int), "the search starts where no cell is proven safe"
-    return best(found)[1]
+    try:
+        found = options((1 << len(masks)) - 1)
+        assert not isinstance(found, int), "the search starts where no cell is proven safe"
+        return best(found)[1]
+    except _TooBig:
+        return None
 
 
 def _secondary_safety(problem: Problem, counter: LayoutCounter, count: Count,

@@ -95,8 +95,18 @@ def test_the_endgame_move_wins_the_most_layouts(board: Board) -> None:
                    if (parts := by_shown(board, c, layouts)) != [layouts])
 
     layouts = [frozenset(map(board.index, layout)) for layout in truth.fitting]
-    move = board.cell(endgame_move(Problem(board), layouts))
+    index = endgame_move(Problem(board), layouts)
+    assert index is not None
+    move = board.cell(index)
     assert sum(map(wins, by_shown(board, move, truth.fitting))) == wins(truth.fitting)
+
+
+def test_the_endgame_search_gives_up_past_its_node_bound() -> None:
+    board = max(POSITIONS, key=lambda b: enumerate_layouts(b).layouts)
+    layouts = LayoutCounter().layouts(Problem(board), limit=1000)
+    assert layouts is not None and len(layouts) > 20
+    assert endgame_move(Problem(board), layouts) is not None
+    assert endgame_move(Problem(board), layouts, nodes=1) is None
 
 
 @pytest.mark.parametrize("board", POSITIONS[::3], ids=str)
