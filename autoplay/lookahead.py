@@ -41,7 +41,7 @@ import random
 from collections.abc import Sequence
 from fractions import Fraction
 
-from autoplay.board import UNKNOWN, Board, Cell, is_mine_like
+from autoplay.board import MINE, UNKNOWN, Board, Cell, is_mine_like
 from autoplay.deduce import Problem
 from autoplay.errors import InconsistentBoard
 from autoplay.odds import DEFAULT_BUDGET, Count, Guess, GuessReason, LayoutCounter, unopened_around
@@ -73,7 +73,7 @@ def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDG
     :raises InconsistentBoard: when no mine layout fits the board.
     :raises ValueError: when the board has no unknown cell.
     """
-    problem = Problem(board)
+    problem = _reduced(Problem(board))
     counter = LayoutCounter(budget)
     count = counter.count(problem)
     if count is None:
@@ -95,6 +95,16 @@ def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDG
     if cell is None:
         return lowest_probability_guess(board, rng, budget=budget)
     return guess(cell, "secondary safety")
+
+
+def _reduced(problem: Problem) -> Problem:
+    """The problem with the mines its saturated counts prove marked on the board.
+
+    Every position looked at ahead would prove them again, and a count whose unknown
+    cells are all such mines drops out: a player who does not flag leaves dozens of them.
+    """
+    mines = [problem.board.cell(j) for j, mine in problem.propagate().items() if mine]
+    return Problem(problem.board.with_states(dict.fromkeys(mines, MINE))) if mines else problem
 
 
 def forced_pair(problem: Problem, mined: dict[int, int], layouts: int) -> tuple[int, int] | None:
@@ -285,19 +295,20 @@ def _score(problem: Problem, counter: LayoutCounter, cell: int, safe: int, layou
 def secondary_safety(board: Board, cell: Cell, *,
                      budget: int = DEFAULT_BUDGET) -> Fraction | None:
     """The secondary safety of opening ``cell``, with its nudge (see the module docstring);
-    None when the cell is dead, or the work bound is hit.
+    None when the cell is dead or a proven mine, or the work bound is hit.
 
     :raises InconsistentBoard: when no mine layout fits the board.
     """
-    problem = Problem(board)
+    problem = _reduced(Problem(board))
     counter = LayoutCounter(budget)
     count = counter.count(problem)
-    if count is None:
-        return None
     index = board.index(cell)
+    mined = None if count is None else count.mined().get(index)
+    if count is None or mined is None or mined == count.layouts:
+        return None
     layouts = count.layouts
     try:
-        score = _score(problem, counter, index, layouts - count.mined()[index], layouts, 0)
+        score = _score(problem, counter, index, layouts - mined, layouts, 0)
     except _OutOfBudgetAhead:
         return None
     return None if score is None else Fraction(score, 5 * layouts * _NUDGE * layouts)
