@@ -136,8 +136,8 @@ def test_a_game_already_under_way_is_not_opened_again() -> None:
 
 
 @pytest.mark.parametrize(("width", "height", "rule", "cell"), [
-    (30, 16, "safe", Cell(0, 0)), (30, 16, "opening", Cell(2, 2)),
-    (3, 3, "opening", Cell(2, 2)), (2, 5, "opening", Cell(2, 1)),
+    (30, 16, "safe", Cell(0, 0)), (30, 16, "opening", Cell(3, 3)),
+    (9, 9, "opening", Cell(3, 3)), (3, 3, "opening", Cell(1, 1)), (2, 5, "opening", Cell(2, 0)),
 ])
 def test_the_first_click_follows_the_rules(width: int, height: int, rule: FirstClick,
                                            cell: Cell) -> None:

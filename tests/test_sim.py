@@ -130,7 +130,7 @@ def test_a_config_must_leave_room_for_its_first_click() -> None:
     with pytest.raises(ValueError, match="9 mines do not fit a 3x3 board with a first click "
                                          "that is safe"):
         SimConfig(3, 3, 9)
-    assert SimConfig(4, 4, 7, first_click="opening").first_cell == Cell(2, 2)
+    assert SimConfig(4, 4, 7, first_click="opening").first_cell == Cell(1, 1)
     assert PRESETS["expert"] == SimConfig(30, 16, 99)
 
 
@@ -183,7 +183,7 @@ def test_sim_text_summary(stats_path: Path) -> None:
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[:2] == [
-        "9x9/10 kaboom, first click opening at (2, 2), lookahead guesses, seed 1",
+        "9x9/10 kaboom, first click opening at (3, 3), lookahead guesses, seed 1",
         ("won 3 of 3 games: 100.0% (95% interval 43.9-100.0%), "
          f"{sum(len(g.guesses) for g in _games(stats_path)) / 3:.2f} guesses per game")]
     assert re.fullmatch(r"[\d.]+ ms per game \(median\), [\d.]+ ms mean, \d+ 3BV/s in won games",
