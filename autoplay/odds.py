@@ -15,9 +15,13 @@ each layout equally likely. Listing those layouts is hopeless, but counting them
 4. the components meet only through the mine count: totals that leave r mines for the O
    cells touching no count weigh C(O, r) more.
 
-All of it is integer arithmetic, so the probabilities are exact :class:`~fractions.Fraction`.
-The enumeration is bounded (``budget``); past the bound a rough estimate stands in, marked
-``exact=False`` and logged, so no position can stall a game.
+All of it is integer arithmetic (:class:`LayoutCounter` gives the number of layouts and,
+for each cell, the number that mine it), so the probabilities are exact
+:class:`~fractions.Fraction`. The counter remembers each component's tally, for
+:mod:`autoplay.lookahead`, which counts many positions that differ in one component, and
+lists the layouts themselves when they are few. The enumeration is bounded (``budget``);
+past the bound a rough estimate stands in, marked ``exact=False`` and logged, so no
+position can stall a game.
 
 >>> board = Board.parse('''
 ... mines: 2
