@@ -35,9 +35,9 @@ from autoplay.deduce import Deduction, count_layouts, deduce, find_layout, wrong
 from autoplay.errors import AutoplayError, ImpossibleCount, InconsistentBoard, UnknownCells
 from autoplay.nonogram import Clues, solutions
 from autoplay.pb import z3_version
-from autoplay.player import FirstClick
+from autoplay.player import STRATEGIES, FirstClick, Strategy
+from autoplay.report import Comparison, compare, summarize
 from autoplay.report import plot as draw
-from autoplay.report import summarize
 from autoplay.sim import PRESETS, Rules, SimConfig, play_games
 from autoplay.stats import StatsStore, default_path
 
@@ -376,6 +376,7 @@ def nonogram_command(source: str, as_json: bool, count: bool) -> None:
 
 
 _BOARD_SIZE = re.compile(r"(\d+)x(\d+)/(\d+)")
+_CELL = re.compile(r"(\d+),(\d+)")
 
 
 @cli.command("sim")
@@ -387,6 +388,11 @@ _BOARD_SIZE = re.compile(r"(\d+)x(\d+)/(\d+)")
               show_default=True, help="The first cell holds no mine, or opens an area.")
 @click.option("--rules", type=click.Choice(["standard", "kaboom"]), default="standard",
               show_default=True, help="kaboom: mines are placed as you click, cruel but fair.")
+@click.option("--strategy", type=click.Choice(STRATEGIES), default="lookahead",
+              show_default=True,
+              help="Guess looking past the next click, or by the lowest probability alone.")
+@click.option("--first-cell", metavar="ROW,COL",
+              help="Open the game here (zero-based) instead of where the rules say.")
 @click.option("--seed", type=int, help="Replays a run exactly (random when not given).")
 @click.option("--workers", type=click.IntRange(min=1), help="Processes; all cores by default.")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
@@ -394,14 +400,14 @@ _BOARD_SIZE = re.compile(r"(\d+)x(\d+)/(\d+)")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def sim_command(preset: str | None, size: str | None, games: int, first_click: FirstClick,
-                rules: Rules, seed: int | None, workers: int | None, db: Path | None,
-                quiet: bool, as_json: bool) -> None:
+                rules: Rules, strategy: Strategy, first_cell: str | None, seed: int | None,
+                workers: int | None, db: Path | None, quiet: bool, as_json: bool) -> None:
     """Play simulated games and record every one in the statistics file.
 
     Game i of a run is dealt from a seed made of --seed and i alone, so a run replays the
     same games with any number of workers.
     """
-    config = _sim_config(preset, size, rules, first_click)
+    config = _sim_config(preset, size, rules, first_click, strategy, first_cell)
     seed = random.SystemRandom().randrange(2**32) if seed is None else seed
     workers = min(workers or os.cpu_count() or 1, games)
     path = db or default_path()
@@ -429,21 +435,33 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
                + f"\nrecorded in {path}")
 
 
-def _sim_config(preset: str | None, size: str | None, rules: Rules,
-                first_click: FirstClick) -> SimConfig:
+def _sim_config(preset: str | None, size: str | None, rules: Rules, first_click: FirstClick,
+                strategy: Strategy, first_cell: str | None) -> SimConfig:
     if (preset is None) == (size is None):
         raise click.UsageError("give one of --preset and --board")
+    cell = None
+    if first_cell is not None:
+        match = _CELL.fullmatch(first_cell)
+        if match is None:
+            raise click.BadParameter(f"expected ROW,COL such as 3,3, got {first_cell!r}",
+                                     param_hint="'--first-cell'")
+        cell = Cell(*map(int, match.groups()))
     if preset is not None:
-        return dataclasses.replace(PRESETS[preset], rules=rules, first_click=first_click)
-    match = _BOARD_SIZE.fullmatch(size or "")
-    if match is None:
-        raise click.BadParameter(f"expected WxH/M such as 30x16/99, got {size!r}",
-                                 param_hint="'--board'")
-    width, height, mines = map(int, match.groups())
+        config = dataclasses.replace(PRESETS[preset], rules=rules, first_click=first_click)
+    else:
+        match = _BOARD_SIZE.fullmatch(size or "")
+        if match is None:
+            raise click.BadParameter(f"expected WxH/M such as 30x16/99, got {size!r}",
+                                     param_hint="'--board'")
+        width, height, mines = map(int, match.groups())
+        try:
+            config = SimConfig(width, height, mines, rules, first_click)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="'--board'") from None
     try:
-        return SimConfig(width, height, mines, rules, first_click)
+        return dataclasses.replace(config, strategy=strategy, opening_cell=cell)
     except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="'--board'") from None
+        raise click.BadParameter(str(error), param_hint="'--first-cell'") from None
 
 
 @contextlib.contextmanager
@@ -466,6 +484,26 @@ def _progress(games: int, quiet: bool) -> Iterator[Callable[[bool], None]]:
         yield advance
 
 
+def _comparison_table(comparisons: list[Comparison]) -> Table:
+    """Strategies side by side on the same seeds."""
+    table = Table(title="strategies on the same games (same seeds)")
+    table.caption = "difference: first won less second won, with its paired 95% interval"
+    for column in ("board", "rules", "first click", "games", "first", "won", "second", "won",
+                   "difference", "95% interval", "only first", "only second"):
+        table.add_column(column, justify="left" if column in (
+            "board", "rules", "first click", "first", "second") else "right", no_wrap=True)
+    for comparison in comparisons:
+        c = comparison.configuration
+        low, high = comparison.ci95
+        first, second = (f"{100 * wins / comparison.games:.1f}%" for wins in comparison.wins)
+        table.add_row(c.board, c.rules, c.opening, str(comparison.games),
+                      comparison.strategies[0], first, comparison.strategies[1], second,
+                      f"{100 * comparison.difference:+.1f}",
+                      f"{100 * low:+.1f} to {100 * high:+.1f}",
+                      str(comparison.only[0]), str(comparison.only[1]))
+    return table
+
+
 @cli.command("stats")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
               help="The statistics file (default: in the user's data directory).")
@@ -480,33 +518,37 @@ def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
     with StatsStore(path) as store:
         games = list(store.games())
     summaries = summarize(games)
+    comparisons = compare(games)
     if plot is not None:
         if not games:
             raise click.ClickException(f"no games recorded in {path}: nothing to plot")
         draw(games, plot)
     if as_json:
         click.echo(json.dumps({"db": str(path), "configurations": [
-            s.as_dict() for s in summaries]}))
+            s.as_dict() for s in summaries], "comparisons": [c.as_dict() for c in comparisons]}))
         return
     if not games:
         click.echo(f"no games recorded in {path}")
         return
     table = Table(title=f"{len(games)} games recorded in {path}")
     table.caption = "guesses, ms and 3BV/s per game; ms: median and mean; 3BV/s: won games"
-    for column in ("source", "board", "rules", "first click", "games", "won", "95% interval",
-                   "guesses", "ms", "ms mean", "3BV/s"):
+    for column in ("source", "board", "rules", "first click", "strategy", "games", "won",
+                   "95% interval", "guesses", "ms", "ms mean", "3BV/s"):
         table.add_column(column, justify="right" if column[0] in "gw9m3" else "left",
                          no_wrap=True)
     for s in summaries:
         low, high = s.ci95
         speed = s.three_bv_per_second
         c = s.configuration
-        table.add_row(c.source, c.board, c.rules, c.opening, str(s.games),
+        table.add_row(c.source, c.board, c.rules, c.opening, c.strategy, str(s.games),
                       f"{100 * s.win_rate:.1f}%",
                       f"{100 * low:.1f}-{100 * high:.1f}%", f"{s.guesses_per_game:.2f}",
                       f"{1000 * s.median_seconds:.1f}", f"{1000 * s.seconds_per_game:.1f}",
                       "" if speed is None else f"{speed:.0f}")
-    Console(width=max(140, shutil.get_terminal_size().columns)).print(table)
+    console = Console(width=max(180, shutil.get_terminal_size().columns))
+    console.print(table)
+    if comparisons:
+        console.print(_comparison_table(comparisons))
     if plot is not None:
         click.echo(f"plot saved to {plot}")
 

@@ -36,6 +36,7 @@ frozenset()
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 import time
@@ -123,6 +124,30 @@ class Problem:
                 raise InconsistentBoard(f"no mine layout fits this board with {board.mines} "
                                         f"mines: {self.mines_left} would be left for "
                                         f"{len(self.unknown)} unopened cells")
+
+    def with_count(self, index: int, count: int) -> Problem:
+        """The problem once the unknown cell at flat ``index`` is opened and shows ``count``.
+
+        What a player looking ahead imagines: the cell joins the constraints as safe, and
+        its count as one more constraint over its unknown neighbours. The board itself is
+        not copied, so this costs as little as the constraints do.
+
+        :raises InconsistentBoard: when the count cannot be shown there.
+        """
+        states = self.board.states
+        around = self.board.neighbour_indices(index)
+        cells = tuple(j for j in around if states[j] == UNKNOWN)
+        mines = count - sum(1 for j in around if is_mine_like(states[j]))
+        if not 0 <= mines <= len(cells):
+            raise InconsistentBoard(f"cell {_name(self.board, index)} cannot show {count}")
+        problem = copy.copy(self)
+        problem.constraints = [*self.constraints, Constraint((index,), 0, index)]
+        if cells:
+            problem.constraints.append(Constraint(cells, mines, index))
+        joined = {index, *cells}
+        problem.frontier = sorted(joined.union(self.frontier))
+        problem.outside = [i for i in self.outside if i not in joined]
+        return problem
 
     def propagate(self) -> dict[int, bool]:
         """Settle the cells of saturated constraints until none is left; no search.

@@ -15,9 +15,13 @@ each layout equally likely. Listing those layouts is hopeless, but counting them
 4. the components meet only through the mine count: totals that leave r mines for the O
    cells touching no count weigh C(O, r) more.
 
-All of it is integer arithmetic, so the probabilities are exact :class:`~fractions.Fraction`.
-The enumeration is bounded (``budget``); past the bound a rough estimate stands in, marked
-``exact=False`` and logged, so no position can stall a game.
+All of it is integer arithmetic (:class:`LayoutCounter` gives the number of layouts and,
+for each cell, the number that mine it), so the probabilities are exact
+:class:`~fractions.Fraction`. The counter remembers each component's tally, for
+:mod:`autoplay.lookahead`, which counts many positions that differ in one component, and
+lists the layouts themselves when they are few. The enumeration is bounded (``budget``);
+past the bound a rough estimate stands in, marked ``exact=False`` and logged, so no
+position can stall a game.
 
 >>> board = Board.parse('''
 ... mines: 2
@@ -34,12 +38,14 @@ The enumeration is bounded (``budget``); past the bound a rough estimate stands 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Literal
 
 from autoplay.board import UNKNOWN, Board, Cell
 from autoplay.deduce import Constraint, Problem
@@ -61,6 +67,11 @@ class Odds:
     """False when the work bound was hit and ``probabilities`` is only an estimate."""
 
 
+GuessReason = Literal["lowest probability", "forced 50/50", "secondary safety",
+                      "endgame search"]
+"""Why a guess was chosen: see :func:`choose_guess` and :mod:`autoplay.lookahead`."""
+
+
 @dataclass(frozen=True, slots=True)
 class Guess:
     """A cell to open without proof, and the odds it was chosen on."""
@@ -70,6 +81,23 @@ class Guess:
     """Its probability of holding a mine."""
     exact: bool
     """False when that probability is the fallback estimate."""
+    reason: GuessReason = "lowest probability"
+
+
+@dataclass(frozen=True, slots=True)
+class Count:
+    """The layouts that fit a problem, counted: how many, and how many put a mine on each
+    unknown cell. Integers throughout, so "safe" is ``mined == 0``, never a threshold."""
+
+    layouts: int
+    """The number of layouts (with a total mine count, of the whole board)."""
+    groups: tuple[tuple[tuple[int, ...], int], ...]
+    """Unknown cells (flat indices) that share their odds, with the number of layouts that
+    put a mine on each one of them."""
+
+    def mined(self) -> dict[int, int]:
+        """For each unknown cell, the number of layouts that put a mine on it."""
+        return {j: mined for cells, mined in self.groups for j in cells}
 
 
 class _OutOfBudget(Exception):
@@ -85,6 +113,11 @@ class _Component:
     constraints: list[tuple[list[int], int]]
     """Each constraint as (the indices of its boxes, its mine count)."""
 
+    def key(self) -> tuple[object, ...]:
+        """What the component's layouts depend on: equal keys, equal tallies."""
+        return (tuple(map(tuple, self.boxes)),
+                tuple((tuple(boxes), mines) for boxes, mines in self.constraints))
+
 
 @dataclass(frozen=True, slots=True)
 class _Tally:
@@ -96,6 +129,77 @@ class _Tally:
     """For each m, each box's mines summed over those W(m) layouts."""
 
 
+_Leaf = Callable[[int, int, list[int]], None]
+"""Told of each fitting assignment: its total mines, its number of layouts, each box's mines."""
+
+
+class LayoutCounter:
+    """Counts the layouts of problems, work-bounded, remembering each component's tally.
+
+    A player that looks ahead counts many positions that differ from the board in one
+    component only (the one around the cell it imagines opened): the others are not
+    enumerated again. ``budget`` bounds the search steps of each component.
+    """
+
+    def __init__(self, budget: int = DEFAULT_BUDGET) -> None:
+        self.budget = budget
+        self._tallies: dict[tuple[object, ...], _Tally] = {}
+
+    def count(self, problem: Problem) -> Count | None:
+        """Count the layouts of ``problem``; None when a component needs more than the budget.
+
+        :raises InconsistentBoard: when no mine layout fits.
+        """
+        settled = problem.propagate()
+        components = _components(problem.residue(settled), problem.unknown)
+        try:
+            tallies = [(c, self._tally(c, problem.mines_left)) for c in components]
+        except _OutOfBudget:
+            return None
+        mines_left = problem.mines_left
+        if mines_left is not None:
+            mines_left -= sum(settled.values())
+        layouts, groups = _combine(tallies, problem.outside, mines_left)
+        groups.append((tuple(j for j, mine in settled.items() if mine), layouts))
+        groups.append((tuple(j for j, mine in settled.items() if not mine), 0))
+        return Count(layouts, tuple((cells, mined) for cells, mined in groups if cells))
+
+    def layouts(self, problem: Problem, limit: int) -> list[frozenset[int]] | None:
+        """Every layout of ``problem`` (its mined cells among ``problem.unknown``), when the
+        board's mine count is known and there are at most ``limit``; else None.
+
+        :raises InconsistentBoard: when no mine layout fits.
+        """
+        count = self.count(problem)
+        if count is None or problem.mines_left is None or count.layouts > limit:
+            return None
+        settled = problem.propagate()
+        fixed = frozenset(j for j, mine in settled.items() if mine)
+        left = problem.mines_left - len(fixed)
+        partial: list[tuple[int, frozenset[int]]] = [(0, fixed)]
+        for component in _components(problem.residue(settled), problem.unknown):
+            placements = [(total, layout)
+                          for total, counts in _assignments(component, left, self.budget)
+                          for layout in _placements(component.boxes, counts)]
+            partial = [(m + total, mines | layout) for m, mines in partial
+                       for total, layout in placements if m + total <= left]
+            # Frontier layouts that leave too many mines for the cells touching no count
+            # are only dropped at the end: bound them, though real boards never come close.
+            if len(partial) > 16 * limit:
+                return None
+        return [mines | frozenset(rest) for m, mines in partial if 0 <= left - m
+                for rest in itertools.combinations(problem.outside, left - m)]
+
+    def _tally(self, component: _Component, cap: int | None) -> _Tally:
+        # The board's whole mine count caps every component: the cap stays the same for
+        # every position looked at from one board, so their tallies can be shared.
+        key = (component.key(), cap)
+        tally = self._tallies.get(key)
+        if tally is None:
+            tally = self._tallies[key] = _enumerate(component, cap, self.budget)
+        return tally
+
+
 def mine_probabilities(board: Board, *, budget: int = DEFAULT_BUDGET) -> Odds:
     """The probability that each unknown cell holds a mine, every fitting layout equally likely.
 
@@ -105,25 +209,20 @@ def mine_probabilities(board: Board, *, budget: int = DEFAULT_BUDGET) -> Odds:
     :raises InconsistentBoard: when no mine layout fits the board.
     """
     problem = Problem(board)
-    settled = problem.propagate()
-    residue = problem.residue(settled)
-    mines_left = problem.mines_left
-    if mines_left is not None:
-        mines_left -= sum(settled.values())
-    probabilities: dict[int, Fraction] = {
-        j: Fraction(int(mine)) for j, mine in settled.items()}
-    try:
-        tallies = [(c, _enumerate(c, mines_left, budget))
-                   for c in _components(residue, problem.unknown)]
-        probabilities.update(_combine(tallies, problem.outside, mines_left))
-        exact = True
-    except _OutOfBudget:
+    count = LayoutCounter(budget).count(problem)
+    if count is None:
         log.warning("odds: ESTIMATE, NOT EXACT: the enumeration of %d frontier cells took more "
                     "than %d steps; guessing from per-count densities", len(problem.frontier),
                     budget)
-        probabilities.update(_estimate(residue, problem.outside, mines_left))
-        exact = False
-    return Odds({board.cell(j): p for j, p in sorted(probabilities.items())}, exact)
+        settled = problem.propagate()
+        mines_left = problem.mines_left
+        if mines_left is not None:
+            mines_left -= sum(settled.values())
+        estimate = {j: Fraction(int(mine)) for j, mine in settled.items()}
+        estimate.update(_estimate(problem.residue(settled), problem.outside, mines_left))
+        return Odds({board.cell(j): p for j, p in sorted(estimate.items())}, False)
+    return Odds({board.cell(j): Fraction(mined, count.layouts)
+                 for j, mined in sorted(count.mined().items())}, True)
 
 
 def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDGET) -> Guess:
@@ -141,15 +240,16 @@ def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDG
     if not odds.probabilities:
         raise ValueError("no unknown cell left to guess")
     lowest = min(odds.probabilities.values())
-
-    def unopened_around(cell: Cell) -> int:
-        return sum(1 for j in board.neighbour_indices(board.index(cell))
-                   if board.states[j] == UNKNOWN)
-
     ties = [cell for cell, p in odds.probabilities.items() if p == lowest]
-    fewest = min(map(unopened_around, ties))
-    cell = rng.choice([cell for cell in ties if unopened_around(cell) == fewest])
+    fewest = min(unopened_around(board, board.index(cell)) for cell in ties)
+    cell = rng.choice([cell for cell in ties
+                       if unopened_around(board, board.index(cell)) == fewest])
     return Guess(cell, lowest, odds.exact)
+
+
+def unopened_around(board: Board, index: int) -> int:
+    """How many unopened cells touch the cell at flat ``index``: the tie-break of guesses."""
+    return sum(1 for j in board.neighbour_indices(index) if board.states[j] == UNKNOWN)
 
 
 def _components(residue: Sequence[Constraint], unknown: Sequence[int]) -> list[_Component]:
@@ -192,12 +292,38 @@ def _components(residue: Sequence[Constraint], unknown: Sequence[int]) -> list[_
     return components
 
 
-def _enumerate(component: _Component, mines_left: int | None, budget: int) -> _Tally:
-    """Every assignment of mine counts to the component's boxes that fits its constraints.
+def _enumerate(component: _Component, cap: int | None, budget: int) -> _Tally:
+    """The component's layouts by their number of mines (see :func:`_search`)."""
+    ways: dict[int, int] = {}
+    box_mines: dict[int, list[int]] = {}
+    sizes = [len(box) for box in component.boxes]
+
+    def tally(total: int, weight: int, counts: list[int]) -> None:
+        ways[total] = ways.get(total, 0) + weight
+        sums = box_mines.setdefault(total, [0] * len(sizes))
+        for i, k in enumerate(counts):
+            sums[i] += weight * k
+
+    _search(component, cap, budget, tally)
+    return _Tally(ways, box_mines)
+
+
+def _assignments(component: _Component, cap: int, budget: int) -> list[tuple[int, list[int]]]:
+    """The component's assignments of mines to boxes, each with its total (see :func:`_search`)."""
+    found: list[tuple[int, list[int]]] = []
+    _search(component, cap, budget, lambda total, _, counts: found.append((total, list(counts))))
+    return found
+
+
+def _search(component: _Component, cap: int | None, budget: int, leaf: _Leaf) -> None:
+    """Every assignment of mine counts to the component's boxes that fits its constraints,
+    with at most ``cap`` mines in all, each told to ``leaf``.
 
     Each box's range is cut by every constraint it is in: no more than the mines a
     constraint still needs, and no fewer than it needs beyond the room left in its other
     boxes, so a constraint's last box is forced and every leaf reached is a solution.
+
+    :raises _OutOfBudget: past ``budget`` steps.
     """
     sizes = [len(box) for box in component.boxes]
     constraints_of: list[list[int]] = [[] for _ in sizes]
@@ -207,10 +333,8 @@ def _enumerate(component: _Component, mines_left: int | None, budget: int) -> _T
         for b in boxes:
             constraints_of[b].append(n)
             room[n] += sizes[b]
-    cap = math.inf if mines_left is None else mines_left
+    most = math.inf if cap is None else cap
     counts = [0] * len(sizes)
-    ways: dict[int, int] = {}
-    box_mines: dict[int, list[int]] = {}
     steps = 0
 
     def search(b: int, total: int, weight: int) -> None:
@@ -219,13 +343,10 @@ def _enumerate(component: _Component, mines_left: int | None, budget: int) -> _T
         if steps > budget:
             raise _OutOfBudget
         if b == len(sizes):
-            ways[total] = ways.get(total, 0) + weight
-            sums = box_mines.setdefault(total, [0] * len(sizes))
-            for i, k in enumerate(counts):
-                sums[i] += weight * k
+            leaf(total, weight, counts)
             return
         size = sizes[b]
-        low, high = 0, min(size, cap - total)
+        low, high = 0, min(size, most - total)
         for n in constraints_of[b]:
             high = min(high, need[n])
             low = max(low, need[n] - room[n] + size)
@@ -240,23 +361,35 @@ def _enumerate(component: _Component, mines_left: int | None, budget: int) -> _T
                 room[n] += size
 
     search(0, 0, 1)
-    return _Tally(ways, box_mines)
+
+
+def _placements(boxes: list[list[int]], counts: list[int]) -> list[frozenset[int]]:
+    """The cell layouts of one assignment of mine counts to boxes."""
+    return [frozenset(itertools.chain.from_iterable(choice)) for choice in itertools.product(
+        *(itertools.combinations(box, k) for box, k in zip(boxes, counts)))]
 
 
 def _combine(tallies: list[tuple[_Component, _Tally]], outside: Sequence[int],
-             mines_left: int | None) -> dict[int, Fraction]:
-    """Each cell's probability, weighing every component's totals against the others'."""
-    probabilities: dict[int, Fraction] = {}
+             mines_left: int | None) -> tuple[int, list[tuple[tuple[int, ...], int]]]:
+    """The number of layouts, and the layouts with a mine on each cell, weighing every
+    component's totals against the others' and the cells touching no count.
+
+    Every division here is exact: k mines in a box of n cells come in C(n, k) layouts, and
+    each cell holds a mine in k/n of them, a whole number C(n - 1, k - 1).
+    """
+    groups: list[tuple[tuple[int, ...], int]] = []
     if mines_left is None:
-        probabilities.update((j, Fraction(1, 2)) for j in outside)
-        for component, tally in tallies:
-            total = sum(tally.ways.values())
-            if total == 0:
-                raise InconsistentBoard("no mine layout fits this board")
+        totals = [sum(tally.ways.values()) for _, tally in tallies]
+        layouts = math.prod(totals) * 2 ** len(outside)
+        if layouts == 0:
+            raise InconsistentBoard("no mine layout fits this board")
+        if outside:
+            groups.append((tuple(outside), layouts // 2))
+        for (component, tally), total in zip(tallies, totals):
             for i, box in enumerate(component.boxes):
                 mines = sum(sums[i] for sums in tally.box_mines.values())
-                probabilities.update((j, Fraction(mines, total * len(box))) for j in box)
-        return probabilities
+                groups.append((tuple(box), mines * (layouts // total) // len(box)))
+        return layouts, groups
 
     total_mines = mines_left
 
@@ -279,15 +412,14 @@ def _combine(tallies: list[tuple[_Component, _Tally]], outside: Sequence[int],
         raise InconsistentBoard("no mine layout fits this board and its mine count")
     if outside:
         outside_mines = sum(w * rest(m) * (mines_left - m) for m, w in everything.items())
-        probabilities.update((j, Fraction(outside_mines, layouts * len(outside)))
-                             for j in outside)
+        groups.append((tuple(outside), outside_mines // len(outside)))
     for c, (component, tally) in enumerate(tallies):
         others = _convolve(before[c], after[c + 1])
         weight = {m: sum(w * rest(m + t) for t, w in others.items()) for m in tally.ways}
         for i, box in enumerate(component.boxes):
             mines = sum(sums[i] * weight[m] for m, sums in tally.box_mines.items())
-            probabilities.update((j, Fraction(mines, layouts * len(box))) for j in box)
-    return probabilities
+            groups.append((tuple(box), mines // len(box)))
+    return layouts, groups
 
 
 def _convolve(a: Mapping[int, int], b: Mapping[int, int]) -> dict[int, int]:

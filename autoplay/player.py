@@ -6,8 +6,10 @@ the same code. Each turn:
 
 1. every cell proven safe is revealed (the cheap saturation stage of
    :func:`~autoplay.deduce.deduce` first, the complete Z3 proof only when it finds none);
-2. when nothing is proven safe, the cell with the lowest exact mine probability is guessed
-   (:func:`~autoplay.odds.choose_guess`, which also says how ties are broken).
+2. when nothing is proven safe, a cell is guessed by the game's :data:`Strategy`: by default
+   the one that looks past the next click (:func:`autoplay.lookahead.choose_guess`), or the
+   lowest exact mine probability alone (:func:`autoplay.odds.choose_guess`), kept to
+   measure the difference on the same games.
 
 So a cell that is not proven safe is never clicked while one that is exists. The first click
 of a game follows its rule set (:func:`first_click_cell`) and is not counted as a guess: the
@@ -28,15 +30,19 @@ import time
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from autoplay import lookahead, odds
 from autoplay.board import UNKNOWN, Board, Cell
 from autoplay.deduce import deduce
-from autoplay.odds import DEFAULT_BUDGET, Guess, choose_guess
+from autoplay.odds import DEFAULT_BUDGET, Guess
 
 log = logging.getLogger(__name__)
 
 FirstClick = Literal["safe", "opening"]
 """What a game promises about its first click: no mine there, or none there nor around it."""
 Outcome = Literal["playing", "won", "lost"]
+Strategy = Literal["lookahead", "lowest-probability"]
+"""How guesses are chosen: looking past the next click, or by the lowest probability alone."""
+STRATEGIES: tuple[Strategy, ...] = ("lookahead", "lowest-probability")
 
 
 class Game(Protocol):
@@ -75,33 +81,38 @@ class GameResult:
     """The cell the game was opened with, when the rules chose it."""
     board: Board
     """The last board seen: after a loss, games show the mines on it."""
+    strategy: Strategy = "lookahead"
+    """How the guesses were chosen."""
 
 
 def first_click_cell(width: int, height: int, first_click: FirstClick) -> Cell:
     """Where to open a game, given what its rules promise about the first click.
 
-    A first click that is merely safe goes in the corner (0, 0): with only three
-    neighbours it is the likeliest cell to show a zero and open an area. A first click that
-    is an opening anyway goes to (2, 2), three cells in from the corner (or the board's far
-    edge if it is smaller): the area it opens then has cells beyond it on every side, which
-    gives its border more counts to work from than an area pressed against the edge.
+    Chosen by measurement (``autoplay sim --first-cell``, the table in the README). A first
+    click that is merely safe goes in the corner (0, 0): with only three neighbours it is
+    the likeliest to show a zero and open an area, and it beat (1, 1) and (2, 2) on every
+    preset, and (0, 2) on expert. A first click that is an opening anyway goes to (3, 3), four cells in
+    from the corner (on a small board, no further than its middle): the area it opens then
+    has cells beyond it on every side, which gives its border more counts to work from; on
+    expert it measured best of (0, 0) to (4, 4), though within the noise of (2, 2).
 
     >>> first_click_cell(30, 16, "safe"), first_click_cell(30, 16, "opening")
-    (Cell(row=0, col=0), Cell(row=2, col=2))
+    (Cell(row=0, col=0), Cell(row=3, col=3))
     """
     if first_click == "safe":
         return Cell(0, 0)
-    return Cell(min(2, height - 1), min(2, width - 1))
+    return Cell(min(3, (height - 1) // 2), min(3, (width - 1) // 2))
 
 
 def play(game: Game, *, rng: random.Random, first_click: Cell | None = None,
-         flag_mines: bool = False, budget: int = DEFAULT_BUDGET) -> GameResult:
+         flag_mines: bool = False, budget: int = DEFAULT_BUDGET,
+         strategy: Strategy = "lookahead") -> GameResult:
     """Play ``game`` to its end.
 
     ``first_click`` opens a game that has no opened cell yet (without it the first move is
     chosen like any guess). ``flag_mines`` flags each proven mine, for games where a person
     watches. ``budget`` bounds the work of each guess (see :mod:`autoplay.odds`). ``rng``
-    breaks ties between equally good guesses.
+    breaks ties between equally good guesses, which ``strategy`` chooses.
 
     :raises InconsistentBoard: when the board the game shows fits no mine layout.
     """
@@ -125,9 +136,10 @@ def play(game: Game, *, rng: random.Random, first_click: Cell | None = None,
                     game.flag(cell)
                     clicks += 1
         if not deduction.has_safe():
-            guess = choose_guess(board, rng, budget=budget)
-            log.debug("guess %s p=%.3f%s", guess.cell, guess.probability,
-                      "" if guess.exact else " (estimate)")
+            choose = lookahead.choose_guess if strategy == "lookahead" else odds.choose_guess
+            guess = choose(board, rng, budget=budget)
+            log.debug("guess %s p=%.3f%s: %s", guess.cell, guess.probability,
+                      "" if guess.exact else " (estimate)", guess.reason)
             guesses.append(guess)
             game.reveal(guess.cell)
             clicks += 1
@@ -140,7 +152,7 @@ def play(game: Game, *, rng: random.Random, first_click: Cell | None = None,
             game.reveal(cell)
             clicks += 1
     result = GameResult(game.outcome == "won", clicks, tuple(guesses),
-                        time.perf_counter() - start, opened, game.observe())
+                        time.perf_counter() - start, opened, game.observe(), strategy)
     log.info("game %s after %d clicks and %d guesses in %.3f s",
              "won" if result.won else "lost", result.clicks, len(result.guesses), result.seconds)
     return result

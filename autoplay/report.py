@@ -1,4 +1,5 @@
-"""What the recorded games say: summaries per configuration, and a picture of them.
+"""What the recorded games say: summaries per configuration, strategies compared on the same
+games, and a picture of them.
 
 A win rate means little without its uncertainty, so each comes with its 95% Wilson interval,
 which stays inside [0, 1] and behaves near 0% and 100% (where Kaboom's rates live), unlike
@@ -11,6 +12,8 @@ the textbook p ± 1.96·sqrt(p(1-p)/n).
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import math
 import statistics
 from collections.abc import Iterable, Sequence
@@ -36,12 +39,14 @@ class Configuration:
     rules: str
     first_click: str
     first_cell: Cell | None
+    strategy: str
+    """How the player guessed: games of two strategies are compared, never pooled."""
 
     @classmethod
     def of(cls, game: GameRecord) -> Configuration:
         """The configuration a game was played in."""
         return cls(game.source, game.width, game.height, game.mines, game.rules,
-                   game.first_click, game.first_cell)
+                   game.first_click, game.first_cell, game.strategy)
 
     @property
     def board(self) -> str:
@@ -54,10 +59,16 @@ class Configuration:
         where = "" if self.first_cell is None else f" at {tuple(self.first_cell)}"
         return f"{self.first_click}{where}"
 
-    def __str__(self) -> str:
-        """For example ``30x16/99 standard, first click safe at (0, 0)``."""
+    @property
+    def game(self) -> str:
+        """The game without the player, such as ``30x16/99 standard, first click safe at
+        (0, 0)``."""
         source = "" if self.source == "simulator" else f"{self.source}: "
         return f"{source}{self.board} {self.rules}, first click {self.opening}"
+
+    def __str__(self) -> str:
+        """For example ``30x16/99 standard, first click safe at (0, 0), lookahead guesses``."""
+        return f"{self.game}, {self.strategy} guesses"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +103,7 @@ class Summary:
             "source": c.source, "width": c.width, "height": c.height, "mines": c.mines,
             "rules": c.rules, "first_click": c.first_click,
             "first_cell": None if c.first_cell is None else list(c.first_cell),
+            "strategy": c.strategy,
             "games": self.games, "wins": self.wins, "win_rate": self.win_rate,
             "ci95": list(self.ci95), "guesses_per_game": self.guesses_per_game,
             "seconds_per_game": self.seconds_per_game, "median_seconds": self.median_seconds,
@@ -131,8 +143,75 @@ def summarize(games: Iterable[GameRecord]) -> list[Summary]:
     return summaries
 
 
-def _order(c: Configuration) -> tuple[str, bool, int, int, bool]:
-    return c.source, c.rules != "standard", c.width * c.height, c.mines, c.first_click != "safe"
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Two strategies on the same games: one configuration, the seeds both played.
+
+    Paired, so the luck of the deal cancels: only the games one strategy won and the other
+    lost tell them apart.
+    """
+
+    configuration: Configuration
+    """The configuration, with the first strategy."""
+    strategies: tuple[str, str]
+    games: int
+    """Seeds played by both."""
+    wins: tuple[int, int]
+    only: tuple[int, int]
+    """Games won by one strategy and lost by the other."""
+
+    @property
+    def difference(self) -> float:
+        """The first strategy's win rate less the second's, on these games."""
+        return (self.wins[0] - self.wins[1]) / self.games
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """The 95% interval of the difference, for paired games (the normal approximation
+        of McNemar's setting: only discordant games carry variance)."""
+        first, second = self.only
+        spread = math.sqrt(max(first + second - (first - second) ** 2 / self.games, 0.0))
+        half = _Z95 * spread / self.games
+        return self.difference - half, self.difference + half
+
+    def as_dict(self) -> dict[str, Any]:
+        """The figures as plain JSON values."""
+        return {"game": self.configuration.game,
+                "strategies": list(self.strategies), "games": self.games,
+                "wins": list(self.wins), "only": list(self.only),
+                "difference": self.difference, "ci95": list(self.ci95)}
+
+
+def compare(games: Iterable[GameRecord]) -> list[Comparison]:
+    """Each pair of strategies played on the same seeds in the same configuration.
+
+    A seed played twice by one strategy counts once (its first game).
+    """
+    by_strategy: dict[Configuration, dict[str, dict[int, bool]]] = {}
+    for game in games:
+        if game.seed is None:
+            continue
+        bare = dataclasses.replace(Configuration.of(game), strategy="")
+        by_strategy.setdefault(bare, {}).setdefault(game.strategy, {}).setdefault(
+            game.seed, game.won)
+    comparisons = []
+    for bare, results in sorted(by_strategy.items(), key=lambda item: _order(item[0])):
+        for first, second in itertools.combinations(sorted(results), 2):
+            seeds = results[first].keys() & results[second].keys()
+            if not seeds:
+                continue
+            a = [results[first][seed] for seed in seeds]
+            b = [results[second][seed] for seed in seeds]
+            comparisons.append(Comparison(
+                dataclasses.replace(bare, strategy=first), (first, second), len(seeds),
+                (sum(a), sum(b)), (sum(x and not y for x, y in zip(a, b)),
+                                   sum(y and not x for x, y in zip(a, b)))))
+    return comparisons
+
+
+def _order(c: Configuration) -> tuple[str, bool, int, int, bool, tuple[int, ...], str]:
+    return (c.source, c.rules != "standard", c.width * c.height, c.mines,
+            c.first_click != "safe", tuple(c.first_cell or ()), c.strategy)
 
 
 def plot(games: Sequence[GameRecord], path: str | Path) -> None:

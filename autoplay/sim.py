@@ -22,7 +22,7 @@ from typing import Literal
 
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell, neighbour_table
 from autoplay.deduce import deduce, find_layout
-from autoplay.player import FirstClick, Outcome, first_click_cell, play
+from autoplay.player import FirstClick, Outcome, Strategy, first_click_cell, play
 from autoplay.stats import GameRecord
 
 Rules = Literal["standard", "kaboom"]
@@ -217,13 +217,25 @@ class SimConfig:
     mines: int
     rules: Rules = "standard"
     first_click: FirstClick = "safe"
+    strategy: Strategy = "lookahead"
+    """How the player guesses (see :func:`~autoplay.player.play`)."""
+    opening_cell: Cell | None = None
+    """Where the player opens the game, when not where the rules say
+    (:func:`~autoplay.player.first_click_cell`): to measure other first clicks."""
 
     def __post_init__(self) -> None:
         check_fits(self.width, self.height, self.mines, self.first_click)
+        if self.opening_cell is not None and not (
+                0 <= self.opening_cell.row < self.height
+                and 0 <= self.opening_cell.col < self.width):
+            raise ValueError(f"the first click {tuple(self.opening_cell)} is outside the "
+                             f"{self.width}x{self.height} board")
 
     @property
     def first_cell(self) -> Cell:
-        """Where the player opens the game (see :func:`~autoplay.player.first_click_cell`)."""
+        """Where the player opens the game."""
+        if self.opening_cell is not None:
+            return self.opening_cell
         return first_click_cell(self.width, self.height, self.first_click)
 
     def new_game(self, rng: random.Random) -> SimGame:
@@ -260,7 +272,8 @@ def play_sim(config: SimConfig, seed: int) -> GameRecord:
     """Play one simulated game from its seed, and describe it for the statistics store."""
     rng = random.Random(seed)
     game = config.new_game(random.Random(rng.getrandbits(64)))
-    result = play(game, rng=random.Random(rng.getrandbits(64)), first_click=config.first_cell)
+    result = play(game, rng=random.Random(rng.getrandbits(64)), first_click=config.first_cell,
+                  strategy=config.strategy)
     layout = game.layout
     return GameRecord.of(result, source="simulator", width=config.width, height=config.height,
                          mines=config.mines, rules=config.rules,

@@ -60,6 +60,8 @@ class GameRecord:
     seconds: float
     three_bv: int | None
     """The layout's 3BV (see :func:`autoplay.sim.three_bv`), when the layout is known."""
+    strategy: str = "lookahead"
+    """How the player guessed (see :data:`autoplay.player.Strategy`)."""
     finished: datetime.datetime | None = None
     """When it was stored (UTC); set by :meth:`StatsStore.record`."""
 
@@ -70,7 +72,7 @@ class GameRecord:
         return cls(source, width, height, mines, rules, first_click, result.first_click,
                    seed, result.won, result.clicks,
                    tuple(float(g.probability) for g in result.guesses), result.seconds,
-                   three_bv)
+                   three_bv, result.strategy)
 
     @property
     def three_bv_per_second(self) -> float | None:
@@ -111,7 +113,13 @@ def _create_games(db: sqlite3.Connection) -> None:
                "ON games (source, width, height, mines, rules, first_click)")
 
 
-_MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_create_games,)
+def _add_strategy(db: sqlite3.Connection) -> None:
+    # Every game recorded before the strategy was asked for guessed by the lowest probability.
+    db.execute("ALTER TABLE games ADD COLUMN strategy TEXT NOT NULL "
+               "DEFAULT 'lowest-probability'")
+
+
+_MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_create_games, _add_strategy)
 """Migration n takes a file from schema version n to n + 1; never edit one, append."""
 
 
@@ -172,14 +180,14 @@ class StatsStore:
         cursor = self._db.execute(
             "INSERT INTO games (finished, source, width, height, mines, rules, "
             "first_click, first_row, first_col, seed, result, clicks, guesses, "
-            "guess_probabilities, seconds, three_bv, three_bv_per_second) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "guess_probabilities, seconds, three_bv, three_bv_per_second, strategy) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (finished.isoformat(), game.source, game.width, game.height, game.mines,
              game.rules, game.first_click, None if first is None else first.row,
              None if first is None else first.col, game.seed,
              "won" if game.won else "lost", game.clicks, len(game.guesses),
              json.dumps(game.guesses), game.seconds, game.three_bv,
-             game.three_bv_per_second))
+             game.three_bv_per_second, game.strategy))
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
@@ -187,11 +195,11 @@ class StatsStore:
         """Every stored game, oldest first."""
         rows = self._db.execute(
             "SELECT source, width, height, mines, rules, first_click, first_row, first_col, "
-            "seed, result, clicks, guess_probabilities, seconds, three_bv, finished "
+            "seed, result, clicks, guess_probabilities, seconds, three_bv, strategy, finished "
             "FROM games ORDER BY id")
         for (source, width, height, mines, rules, first_click, first_row, first_col, seed,
-             result, clicks, guesses, seconds, three_bv, finished) in rows:
+             result, clicks, guesses, seconds, three_bv, strategy, finished) in rows:
             yield GameRecord(source, width, height, mines, rules, first_click,
                              None if first_row is None else Cell(first_row, first_col), seed,
                              result == "won", clicks, tuple(json.loads(guesses)), seconds,
-                             three_bv, datetime.datetime.fromisoformat(finished))
+                             three_bv, strategy, datetime.datetime.fromisoformat(finished))

@@ -24,6 +24,8 @@ class Truth:
     mines: frozenset[Cell]
     mined_in: dict[Cell, int]
     """For each unknown cell, how many of the layouts put a mine on it."""
+    fitting: frozenset[frozenset[Cell]] = frozenset()
+    """Every layout: its mined unknown cells."""
 
 
 def enumerate_layouts(board: Board) -> Truth:
@@ -55,4 +57,6 @@ def enumerate_layouts(board: Board) -> Truth:
         frozenset(board.cell(unknown[k]) for k in range(n) if always_safe[k]),
         frozenset(board.cell(unknown[k]) for k in range(n) if always_mine[k]),
         {board.cell(unknown[k]): int(mined) for k, mined in enumerate(fitting.sum(axis=0))},
+        frozenset(frozenset(board.cell(unknown[k]) for k in range(n) if row[k])
+                  for row in fitting),
     )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ from click.testing import CliRunner
 
 from autoplay.board import Cell
 from autoplay.cli import cli
-from autoplay.report import Configuration, summarize, wilson_interval
+from autoplay.report import Configuration, compare, summarize, wilson_interval
 from autoplay.stats import GameRecord, StatsStore
 
 
@@ -40,15 +42,35 @@ def test_summaries_per_configuration() -> None:
              _game(True, width=16)]
     standard, wide, kaboom = summarize(games)
     assert (str(standard.configuration), str(wide.configuration), str(kaboom.configuration)) \
-        == ("9x9/10 standard, first click safe at (0, 0)",
-            "16x9/10 standard, first click safe at (0, 0)",
-            "9x9/10 kaboom, first click safe at (0, 0)")
+        == ("9x9/10 standard, first click safe at (0, 0), lookahead guesses",
+            "16x9/10 standard, first click safe at (0, 0), lookahead guesses",
+            "9x9/10 kaboom, first click safe at (0, 0), lookahead guesses")
     assert (standard.games, standard.wins, standard.guesses_per_game) == (3, 2, 5 / 3)
     assert standard.seconds_per_game == pytest.approx(0.3)
     assert standard.median_seconds == pytest.approx(0.3)
     assert standard.three_bv_per_second == pytest.approx((12 / 0.3 + 12 / 0.4) / 2)
     assert standard.ci95 == wilson_interval(2, 3)
     assert standard.configuration == Configuration.of(games[1])
+
+
+def test_strategies_are_compared_on_the_seeds_both_played(stats_path: Path) -> None:
+    def game(seed: int, won: bool, strategy: str) -> GameRecord:
+        return dataclasses.replace(_game(won), seed=seed, strategy=strategy)
+
+    new = [game(s, won, "lookahead") for s, won in enumerate([1, 1, 1, 0, 1, 0, 1])]
+    old = [game(s, won, "lowest-probability") for s, won in enumerate([1, 0, 0, 0, 1, 1])]
+    (comparison,) = compare([*new, *old, dataclasses.replace(_game(True), seed=0)])
+    assert (comparison.strategies, comparison.games, comparison.wins, comparison.only) == (
+        ("lookahead", "lowest-probability"), 6, (4, 3), (2, 1))
+    assert comparison.difference == pytest.approx(1 / 6)
+    half = 1.959963984540054 * math.sqrt(3 - 1 / 6) / 6
+    assert comparison.ci95 == pytest.approx((1 / 6 - half, 1 / 6 + half))
+    _record(stats_path, [*new, *old])
+    result = CliRunner().invoke(cli, ["stats", "--db", str(stats_path), "--json"])
+    assert json.loads(result.output)["comparisons"] == [comparison.as_dict()]
+    assert comparison.as_dict()["game"] == "9x9/10 standard, first click safe at (0, 0)"
+    result = CliRunner().invoke(cli, ["stats", "--db", str(stats_path)])
+    assert "strategies on the same games" in result.output and "+16.7" in result.output
 
 
 def _record(path: Path, games: list[GameRecord]) -> None:
@@ -74,9 +96,9 @@ def test_stats_table_and_plot(stats_path: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["stats", "--db", str(stats_path), "--plot", str(image)])
     assert result.exit_code == 0, result.output
     rows = [line.split("│")[1:-1] for line in result.output.splitlines() if "│" in line]
-    assert [[cell.strip() for cell in row[:6]] for row in rows] == [
-        ["simulator", "9x9/10", "standard", "safe at (0, 0)", "2", "50.0%"],
-        ["simulator", "9x9/10", "kaboom", "safe at (0, 0)", "1", "100.0%"]]
+    assert [[cell.strip() for cell in row[:7]] for row in rows] == [
+        ["simulator", "9x9/10", "standard", "safe at (0, 0)", "lookahead", "2", "50.0%"],
+        ["simulator", "9x9/10", "kaboom", "safe at (0, 0)", "lookahead", "1", "100.0%"]]
     assert result.output.endswith(f"plot saved to {image}\n")
     assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

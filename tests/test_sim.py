@@ -130,7 +130,7 @@ def test_a_config_must_leave_room_for_its_first_click() -> None:
     with pytest.raises(ValueError, match="9 mines do not fit a 3x3 board with a first click "
                                          "that is safe"):
         SimConfig(3, 3, 9)
-    assert SimConfig(4, 4, 7, first_click="opening").first_cell == Cell(2, 2)
+    assert SimConfig(4, 4, 7, first_click="opening").first_cell == Cell(1, 1)
     assert PRESETS["expert"] == SimConfig(30, 16, 99)
 
 
@@ -164,9 +164,10 @@ def test_sim_json_summary(stats_path: Path) -> None:
     config = SimConfig(6, 5, 5)
     wins = sum(play_sim(config, game_seed(7, i)).won for i in range(12))
     assert {k: summary[k] for k in ("games", "wins", "rules", "first_click", "first_cell",
-                                    "seed", "workers", "db", "preset")} == {
+                                    "strategy", "seed", "workers", "db", "preset")} == {
         "games": 12, "wins": wins, "rules": "standard", "first_click": "safe",
-        "first_cell": [0, 0], "seed": 7, "workers": 1, "db": str(stats_path), "preset": None}
+        "first_cell": [0, 0], "strategy": "lookahead", "seed": 7, "workers": 1,
+        "db": str(stats_path), "preset": None}
     assert summary["win_rate"] == wins / 12
     assert summary["ci95"] == list(wilson_interval(wins, 12))
     assert summary["guesses_per_game"] >= 0 and summary["seconds_per_game"] > 0
@@ -182,12 +183,38 @@ def test_sim_text_summary(stats_path: Path) -> None:
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[:2] == [
-        "9x9/10 kaboom, first click opening at (2, 2), seed 1",
+        "9x9/10 kaboom, first click opening at (3, 3), lookahead guesses, seed 1",
         ("won 3 of 3 games: 100.0% (95% interval 43.9-100.0%), "
          f"{sum(len(g.guesses) for g in _games(stats_path)) / 3:.2f} guesses per game")]
     assert re.fullmatch(r"[\d.]+ ms per game \(median\), [\d.]+ ms mean, \d+ 3BV/s in won games",
                         lines[2]), lines[2]
     assert lines[3:] == [f"recorded in {stats_path}"]
+
+
+def test_sim_plays_the_strategy_and_first_cell_asked_for(stats_path: Path) -> None:
+    result = CliRunner().invoke(cli, [
+        "sim", "--preset", "intermediate", "--games", "6", "--seed", "4", "--workers", "1",
+        "--strategy", "lowest-probability", "--first-cell", "3,2", "--db", str(stats_path),
+        "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert (summary["strategy"], summary["first_cell"]) == ("lowest-probability", [3, 2])
+    config = SimConfig(16, 16, 40, strategy="lowest-probability", opening_cell=Cell(3, 2))
+    assert [_same_game(g, play_sim(config, g.seed or 0)) for g in _games(stats_path)] == [
+        True] * 6
+    assert {(g.strategy, g.first_cell) for g in _games(stats_path)} == {
+        ("lowest-probability", Cell(3, 2))}
+
+
+def test_the_same_seed_deals_the_same_layout_to_both_strategies() -> None:
+    # The 3BV is the layout's: a paired comparison of the strategies plays the same boards.
+    lowest, lookahead = (SimConfig(16, 16, 40, strategy=s)
+                         for s in ("lowest-probability", "lookahead"))
+    pairs = [(play_sim(lowest, game_seed(9, i)), play_sim(lookahead, game_seed(9, i)))
+             for i in range(8)]
+    assert all(a.three_bv == b.three_bv for a, b in pairs)
+    assert len({a.three_bv for a, _ in pairs}) > 1
+    assert {(a.strategy, b.strategy) for a, b in pairs} == {("lowest-probability", "lookahead")}
 
 
 def _games(path: Path) -> list[GameRecord]:
@@ -205,6 +232,11 @@ def _games(path: Path) -> list[GameRecord]:
       "click that is opening")),
     (["--preset", "expert", "--rules", "nice"], ("Error: Invalid value for '--rules': "
                                                  "'nice' is not one of 'standard', 'kaboom'.")),
+    (["--preset", "beginner", "--first-cell", "9,0"], (
+        "Error: Invalid value for '--first-cell': the first click (9, 0) is outside the "
+        "9x9 board")),
+    (["--preset", "beginner", "--first-cell", "a1"], (
+        "Error: Invalid value for '--first-cell': expected ROW,COL such as 3,3, got 'a1'")),
 ])
 def test_sim_usage_errors(arguments: list[str], message: str, stats_path: Path) -> None:
     result = CliRunner().invoke(cli, ["sim", *arguments, "--db", str(stats_path)],

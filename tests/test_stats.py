@@ -26,7 +26,8 @@ records = st.builds(
     seed=st.none() | st.integers(0, 2**63 - 1), won=st.booleans(),
     clicks=st.integers(0, 10_000),
     guesses=st.lists(st.floats(0, 1, exclude_max=True), max_size=30).map(tuple),
-    seconds=st.floats(0, 1e5), three_bv=st.none() | st.integers(0, 10_000))
+    seconds=st.floats(0, 1e5), three_bv=st.none() | st.integers(0, 10_000),
+    strategy=st.sampled_from(["lookahead", "lowest-probability"]))
 
 
 @settings(max_examples=30, deadline=None)
@@ -46,7 +47,7 @@ def test_games_come_back_as_recorded(tmp_path_factory: pytest.TempPathFactory,
 def _without_time(game: GameRecord) -> GameRecord:
     return GameRecord(game.source, game.width, game.height, game.mines, game.rules,
                       game.first_click, game.first_cell, game.seed, game.won, game.clicks,
-                      game.guesses, game.seconds, game.three_bv)
+                      game.guesses, game.seconds, game.three_bv, game.strategy)
 
 
 def test_the_file_is_real_sqlite_with_a_versioned_schema(stats_path: Path) -> None:
@@ -56,21 +57,42 @@ def test_the_file_is_real_sqlite_with_a_versioned_schema(stats_path: Path) -> No
     with StatsStore(stats_path) as store:  # opening again migrates nothing
         assert [g.seed for g in store.games()] == [11]
     db = sqlite3.connect(stats_path)
-    assert db.execute("PRAGMA user_version").fetchone() == (1,)
+    assert db.execute("PRAGMA user_version").fetchone() == (2,)
     row = db.execute("SELECT source, width, height, mines, rules, first_click, first_row, "
                      "first_col, seed, result, clicks, guesses, three_bv, "
-                     "three_bv_per_second IS NULL FROM games").fetchone()
+                     "three_bv_per_second IS NULL, strategy FROM games").fetchone()
     assert row == ("simulator", 9, 9, 10, "standard", "safe", 0, 0, 11,
                    "won" if record.won else "lost", record.clicks, len(record.guesses),
-                   record.three_bv, not record.won)
+                   record.three_bv, not record.won, "lookahead")
     db.close()
+
+
+def test_games_of_a_version_1_file_were_played_by_the_lowest_probability(
+        stats_path: Path) -> None:
+    db = sqlite3.connect(stats_path)
+    db.execute("""CREATE TABLE games (
+        id INTEGER PRIMARY KEY, finished TEXT NOT NULL, source TEXT NOT NULL,
+        width INTEGER NOT NULL, height INTEGER NOT NULL, mines INTEGER NOT NULL,
+        rules TEXT NOT NULL, first_click TEXT NOT NULL, first_row INTEGER, first_col INTEGER,
+        seed INTEGER, result TEXT NOT NULL, clicks INTEGER NOT NULL, guesses INTEGER NOT NULL,
+        guess_probabilities TEXT NOT NULL, seconds REAL NOT NULL, three_bv INTEGER,
+        three_bv_per_second REAL)""")
+    db.execute("INSERT INTO games VALUES (1, '2026-01-01T00:00:00+00:00', 'simulator', 9, 9, "
+               "10, 'standard', 'safe', 0, 0, 5, 'won', 20, 1, '[0.125]', 0.5, 15, 30.0)")
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    with StatsStore(stats_path) as store:
+        store.record(play_sim(SimConfig(9, 9, 10), seed=11))
+        assert [(g.seed, g.strategy) for g in store.games()] == [
+            (5, "lowest-probability"), (11, "lookahead")]
 
 
 def test_a_file_from_a_newer_autoplay_is_refused(stats_path: Path) -> None:
     db = sqlite3.connect(stats_path)
     db.execute("PRAGMA user_version = 7")
     db.close()
-    with pytest.raises(StatsError, match="has schema version 7, newer than the 1 this "
+    with pytest.raises(StatsError, match="has schema version 7, newer than the 2 this "
                                          "autoplay knows: upgrade autoplay"):
         StatsStore(stats_path)
 

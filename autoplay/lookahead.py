@@ -1,0 +1,326 @@
+"""The guess that looks past the next click, for when nothing is proven safe.
+
+The lowest mine probability is the best guess for one click, but a game is won only by
+surviving every click, and a guess is also worth what it reveals. :func:`choose_guess` tries,
+in order:
+
+1. a *forced 50/50*: two cells sharing one mine that no click can ever tell apart, because
+   every cell touching one of them (known mines aside) touches the other too, so swapping
+   them changes no count, now or later. Waiting cannot help, and what the survivor shows
+   may help its neighbours, so it is played at once;
+2. the *endgame*: when at most :data:`ENDGAME_LAYOUTS` layouts are left, they are listed and
+   the game tree is searched for the click that wins in the most of them (not the one that
+   survives most: a click that survives but leaves a coin toss is worth half);
+3. *secondary safety*: among the cells nearly as safe as the safest, the one that best
+   survives this click and the next. For each number ``v`` the cell could show, the board
+   is counted again with it shown, and its two safest cells s1 and s2 give
+   ``P(shows v)·(4·s1 + s2)/5``, summed over ``v``; a nudge of 0.1% times the chance that a
+   proven-safe cell follows breaks near-ties. A cell that can show only one number is
+   *dead*: opening it tells nothing, so it can be left for later at no cost, and it is
+   played only when every candidate is dead.
+
+The counts are exact integers from :class:`~autoplay.odds.LayoutCounter`, which re-enumerates
+only the component each imagined number changes. Past the work bound, the lowest
+probability decides (:func:`autoplay.odds.choose_guess`, which logs its estimate).
+
+Two cells on the edge that share a mine, and share every neighbour, are a forced 50/50:
+
+>>> board = Board.parse('''
+... mines: 1
+... ?1
+... ?1
+... ''')
+>>> guess = choose_guess(board, random.Random(0))
+>>> guess.cell, guess.probability, guess.reason
+(Cell(row=0, col=0), Fraction(1, 2), 'forced 50/50')
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from fractions import Fraction
+
+from autoplay.board import MINE, UNKNOWN, Board, Cell, is_mine_like
+from autoplay.deduce import Problem
+from autoplay.errors import InconsistentBoard
+from autoplay.odds import DEFAULT_BUDGET, Count, Guess, GuessReason, LayoutCounter, unopened_around
+from autoplay.odds import choose_guess as lowest_probability_guess
+
+ENDGAME_LAYOUTS = 1000
+"""Search the game tree when at most this many layouts fit the board."""
+ENDGAME_NODES = 10_000
+"""Positions the endgame search may visit before it gives up for secondary safety."""
+CANDIDATES = 20
+"""At most this many cells are looked ahead from, the safest first."""
+OUTSIDE_CANDIDATES = 6
+"""Of the cells touching no count (all equally safe), this many are candidates: those with
+the fewest unopened neighbours, likeliest to open an area, and those next to the frontier."""
+_NUDGE = 1000
+"""Secondary safety is multiplied by 1 + P(progress) / _NUDGE."""
+
+
+class _TooBig(Exception):
+    """The endgame search visited more positions than allowed."""
+
+
+def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDGET) -> Guess:
+    """The cell to open when none is proven safe: see the module docstring.
+
+    ``rng`` breaks ties between equally good cells; ``budget`` bounds the enumeration of each
+    component, as in :func:`~autoplay.odds.mine_probabilities`.
+
+    :raises InconsistentBoard: when no mine layout fits the board.
+    :raises ValueError: when the board has no unknown cell.
+    """
+    problem = _reduced(Problem(board))
+    counter = LayoutCounter(budget)
+    count = counter.count(problem)
+    if count is None:
+        return lowest_probability_guess(board, rng, budget=budget)
+    mined = count.mined()
+    if not mined:
+        raise ValueError("no unknown cell left to guess")
+
+    def guess(cell: int, reason: GuessReason) -> Guess:
+        return Guess(board.cell(cell), Fraction(mined[cell], count.layouts), True, reason)
+
+    pair = forced_pair(problem, mined, count.layouts)
+    if pair is not None:
+        return guess(pair[0], "forced 50/50")
+    layouts = counter.layouts(problem, ENDGAME_LAYOUTS)
+    if layouts is not None and (move := endgame_move(problem, layouts)) is not None:
+        return guess(move, "endgame search")
+    cell = _secondary_safety(problem, counter, count, mined, rng)
+    if cell is None:
+        return lowest_probability_guess(board, rng, budget=budget)
+    return guess(cell, "secondary safety")
+
+
+def _reduced(problem: Problem) -> Problem:
+    """The problem with the mines its saturated counts prove marked on the board.
+
+    Every position looked at ahead would prove them again, and a count whose unknown
+    cells are all such mines drops out: a player who does not flag leaves dozens of them.
+    """
+    mines = [problem.board.cell(j) for j, mine in problem.propagate().items() if mine]
+    return Problem(problem.board.with_states(dict.fromkeys(mines, MINE))) if mines else problem
+
+
+def forced_pair(problem: Problem, mined: dict[int, int], layouts: int) -> tuple[int, int] | None:
+    """Two unknown cells (flat indices) that form a forced 50/50, or None.
+
+    A count with exactly these two cells left undecided and one mine among them, where every
+    other cell touching either one touches both, or is a known mine. Opened counts and
+    cells not yet opened alike: then exchanging the two cells' contents changes no count
+    that is or ever will be shown, so each holds the mine in exactly half the layouts and no
+    click can tell which.
+    """
+    board = problem.board
+
+    def is_mine(j: int) -> bool:
+        return is_mine_like(board.states[j]) or mined.get(j) == layouts
+
+    for constraint in problem.constraints:
+        open_cells = [j for j in constraint.cells if not is_mine(j)]
+        if len(open_cells) != 2 or constraint.mines - (len(constraint.cells) - 2) != 1:
+            continue
+        a, b = open_cells
+        apart = set(board.neighbour_indices(a)).symmetric_difference(board.neighbour_indices(b))
+        if all(is_mine(j) for j in apart - {a, b}):
+            return a, b
+    return None
+
+
+def endgame_move(problem: Problem, layouts: Sequence[frozenset[int]], *,
+                 nodes: int = ENDGAME_NODES) -> int | None:
+    """The unknown cell (flat index) to open that wins the most of ``layouts``, every layout
+    of the board (each a set of mined cells), under the best play after it; None when the
+    search would visit more than ``nodes`` positions.
+
+    A position is the set of layouts still possible. Its value is the number of them a
+    player wins: all of them when every cell is settled; when a proven-safe cell would tell
+    something, the sum over what it shows (opening it first never hurts); otherwise the best
+    over the undecided cells of the sum over the numbers each can show. Positions are
+    remembered, and a cell is skipped when even surviving in all its safe layouts could not
+    beat the best found.
+    """
+    board = problem.board
+    cells = problem.unknown
+    bit = {j: 1 << k for k, j in enumerate(cells)}
+    masks = [sum(bit[j] for j in layout) for layout in layouts]
+    splits: list[tuple[int, int, dict[int, int]]] = []
+    for j in cells:
+        around = board.neighbour_indices(j)
+        known = sum(1 for i in around if is_mine_like(board.states[i]))
+        near = sum(bit[i] for i in around if board.states[i] == UNKNOWN)
+        mine = 0
+        shows: dict[int, int] = {}
+        for k, layout in enumerate(masks):
+            if layout & bit[j]:
+                mine |= 1 << k
+            else:
+                value = known + (layout & near).bit_count()
+                shows[value] = shows.get(value, 0) | 1 << k
+        if len(shows) + bool(mine) > 1:
+            splits.append((j, mine, shows))
+    memo: dict[int, int] = {}
+    _Option = tuple[int, list[int], int]
+
+    def options(position: int) -> list[_Option] | int:
+        """The undecided cells as (safe layouts, layouts by number shown, cell), safest
+        first, or the value of ``position`` when it needs no guess."""
+        size = position.bit_count()
+        found = []
+        for j, mine, shows in splits:
+            mined = position & mine
+            if mined == position:
+                continue
+            parts = [part for shown in shows.values() if (part := position & shown)]
+            if not mined:
+                if len(parts) > 1:
+                    return sum(map(wins, parts))
+                continue
+            found.append((size - mined.bit_count(), parts, j))
+        if not found:
+            return size
+        found.sort(key=lambda option: -option[0])
+        return found
+
+    def best(found: list[_Option]) -> tuple[int, int]:
+        """The most wins of an option, and its cell (the safer one on a tie)."""
+        most, choice = 0, found[0][2]
+        for safe, parts, j in found:
+            if safe <= most:
+                break
+            total, left = 0, safe
+            for part in parts:
+                total += wins(part)
+                left -= part.bit_count()
+                if total + left <= most:
+                    break
+            if total > most:
+                most, choice = total, j
+        return most, choice
+
+    def wins(position: int) -> int:
+        value = memo.get(position)
+        if value is None:
+            if len(memo) >= nodes:
+                raise _TooBig
+            found = options(position)
+            value = memo[position] = found if isinstance(found, int) else best(found)[0]
+        return value
+
+    try:
+        found = options((1 << len(masks)) - 1)
+        assert not isinstance(found, int), "the search starts where no cell is proven safe"
+        return best(found)[1]
+    except _TooBig:
+        return None
+
+
+def _secondary_safety(problem: Problem, counter: LayoutCounter, count: Count,
+                      mined: dict[int, int], rng: random.Random) -> int | None:
+    """The living candidate with the best secondary safety (see the module docstring), the
+    safest dead one if all are dead, or None when a count runs past the work bound."""
+    board = problem.board
+    layouts = count.layouts
+    frontier = set(problem.frontier)
+
+    def tie_break(j: int) -> tuple[int, int, int]:
+        return mined[j], unopened_around(board, j), j
+
+    outside = sorted((j for j in problem.outside if mined[j] < layouts), key=tie_break)
+    near = [j for j in outside if frontier.intersection(board.neighbour_indices(j))]
+    chosen = set(outside[:OUTSIDE_CANDIDATES // 2] + near[:OUTSIDE_CANDIDATES // 2])
+    candidates = sorted((j for j in problem.frontier if mined[j] < layouts), key=tie_break)
+    candidates = sorted(candidates + sorted(chosen), key=tie_break)[:CANDIDATES]
+    scores: dict[int, int] = {}
+    dead: list[int] = []
+    for j in candidates:
+        safe = layouts - mined[j]
+        floor = max(scores.values(), default=0)
+        if 5 * safe * (_NUDGE * layouts + safe) < floor:
+            break
+        try:
+            score = _score(problem, counter, j, safe, layouts, floor)
+        except _OutOfBudgetAhead:
+            return None
+        if score is None:
+            dead.append(j)
+        elif score >= 0:
+            scores[j] = score
+    if not scores:
+        return dead[0] if dead else candidates[0]
+    top = max(scores.values())
+    return rng.choice([j for j, score in scores.items() if score == top])
+
+
+class _OutOfBudgetAhead(Exception):
+    """A position looked at ahead needed more than the work bound."""
+
+
+def _score(problem: Problem, counter: LayoutCounter, cell: int, safe: int, layouts: int,
+           floor: int) -> int | None:
+    """Secondary safety of ``cell`` with its nudge, times 5·layouts·_NUDGE·layouts, so that
+    it is an exact integer; None for a dead cell, -1 once it cannot reach ``floor``.
+
+    ``safe`` is the number of layouts without a mine on ``cell``.
+    """
+    board = problem.board
+    around = board.neighbour_indices(cell)
+    known = sum(1 for j in around if is_mine_like(board.states[j]))
+    unknown = sum(1 for j in around if board.states[j] == UNKNOWN)
+    total = progress = 0
+    left = safe
+    for value in range(known, known + unknown + 1):
+        try:
+            after = counter.count(problem.with_count(cell, value))
+        except InconsistentBoard:
+            continue
+        if after is None:
+            raise _OutOfBudgetAhead
+        if after.layouts == safe:
+            return None
+        first, second = _two_safest(after, cell)
+        total += 5 * after.layouts - 4 * first - second
+        progress += after.layouts if first == 0 else 0
+        left -= after.layouts
+        if (total + 5 * left) * (_NUDGE * layouts + progress + left) < floor:
+            return -1
+    return total * (_NUDGE * layouts + progress)
+
+
+def secondary_safety(board: Board, cell: Cell, *,
+                     budget: int = DEFAULT_BUDGET) -> Fraction | None:
+    """The secondary safety of opening ``cell``, with its nudge (see the module docstring);
+    None when the cell is dead or a proven mine, or the work bound is hit.
+
+    :raises InconsistentBoard: when no mine layout fits the board.
+    """
+    problem = _reduced(Problem(board))
+    counter = LayoutCounter(budget)
+    count = counter.count(problem)
+    index = board.index(cell)
+    mined = None if count is None else count.mined().get(index)
+    if count is None or mined is None or mined == count.layouts:
+        return None
+    layouts = count.layouts
+    try:
+        score = _score(problem, counter, index, layouts - mined, layouts, 0)
+    except _OutOfBudgetAhead:
+        return None
+    return None if score is None else Fraction(score, 5 * layouts * _NUDGE * layouts)
+
+
+def _two_safest(count: Count, skip: int) -> tuple[int, int]:
+    """The mined layouts of the two safest cells other than ``skip`` and the sure mines (a
+    missing cell counts as safe: the game would be won with it)."""
+    values: list[int] = []
+    for cells, mined in count.groups:
+        if mined < count.layouts:
+            values += [mined] * min(2, len(cells) - (skip in cells))
+    values.sort()
+    values += [0, 0]
+    return values[0], values[1]

@@ -1,0 +1,190 @@
+"""The guess that looks ahead, checked against brute force over every layout of small,
+real guessing positions: forced 50/50s, secondary safety, and the endgame search."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from fractions import Fraction
+from functools import cache
+
+import pytest
+
+from autoplay.board import Board, Cell, is_mine_like
+from autoplay.deduce import Problem, deduce
+from autoplay.errors import InconsistentBoard
+from autoplay.lookahead import (
+    choose_guess,
+    endgame_move,
+    forced_pair,
+    secondary_safety,
+)
+from autoplay.odds import LayoutCounter, mine_probabilities
+from autoplay.odds import choose_guess as lowest_probability_guess
+from autoplay.sim import SimGame
+from tests.brute import MAX_UNKNOWN, enumerate_layouts
+
+Layout = frozenset[Cell]
+
+
+def guess_positions(width: int, height: int, mines: int, games: int) -> Iterator[Board]:
+    """Every position of some simulated games where a guess is needed, with at most
+    ``MAX_UNKNOWN`` cells left (guessing by the lowest probability to go on)."""
+    for seed in range(games):
+        game = SimGame(width, height, mines, rng=random.Random(seed))
+        game.reveal(Cell(0, 0))
+        while game.outcome == "playing":
+            board = game.observe()
+            safe = deduce(board).safe
+            if safe:
+                game.reveal(min(safe))
+                continue
+            if len(board.unknown_cells()) <= MAX_UNKNOWN:
+                yield board
+            game.reveal(lowest_probability_guess(board, random.Random(seed)).cell)
+
+
+POSITIONS = list(guess_positions(5, 4, 5, 60)) + list(guess_positions(6, 5, 7, 60))
+
+
+def shown(board: Board, cell: Cell, layout: Layout) -> int | None:
+    """The number ``cell`` shows in ``layout``, or None for a mine."""
+    if cell in layout:
+        return None
+    return sum(1 for n in board.neighbours(cell)
+               if n in layout or is_mine_like(board[n]))
+
+
+def by_shown(board: Board, cell: Cell, layouts: frozenset[Layout]) -> list[frozenset[Layout]]:
+    """The layouts where ``cell`` is safe, split by the number it shows."""
+    parts: dict[int, set[Layout]] = {}
+    for layout in layouts:
+        value = shown(board, cell, layout)
+        if value is not None:
+            parts.setdefault(value, set()).add(layout)
+    return [frozenset(part) for part in parts.values()]
+
+
+def test_there_are_positions_of_every_kind() -> None:
+    assert len(POSITIONS) > 40
+    reasons = {choose_guess(b, random.Random(0)).reason for b in POSITIONS}
+    assert reasons == {"forced 50/50", "endgame search"}, reasons
+
+
+@pytest.mark.parametrize("board", POSITIONS, ids=str)
+def test_layouts_are_those_of_brute_force(board: Board) -> None:
+    truth = enumerate_layouts(board)
+    listed = LayoutCounter().layouts(Problem(board), limit=truth.layouts)
+    assert listed is not None and len(listed) == truth.layouts
+    assert {frozenset(map(board.cell, layout)) for layout in listed} == truth.fitting
+    assert LayoutCounter().layouts(Problem(board), limit=truth.layouts - 1) is None
+
+
+@pytest.mark.parametrize("board", POSITIONS, ids=str)
+def test_the_endgame_move_wins_the_most_layouts(board: Board) -> None:
+    truth = enumerate_layouts(board)
+    unknown = board.unknown_cells()
+
+    @cache
+    def wins(layouts: frozenset[Layout]) -> int:
+        undecided = [c for c in unknown if 0 < sum(c in lay for lay in layouts) < len(layouts)]
+        if not undecided:
+            return len(layouts)
+        # Opening a cell that is safe and shows one number everywhere changes nothing.
+        return max(sum(map(wins, parts)) for c in unknown
+                   if (parts := by_shown(board, c, layouts)) != [layouts])
+
+    layouts = [frozenset(map(board.index, layout)) for layout in truth.fitting]
+    index = endgame_move(Problem(board), layouts)
+    assert index is not None
+    move = board.cell(index)
+    assert sum(map(wins, by_shown(board, move, truth.fitting))) == wins(truth.fitting)
+
+
+def test_the_endgame_search_gives_up_past_its_node_bound() -> None:
+    board = max(POSITIONS, key=lambda b: enumerate_layouts(b).layouts)
+    layouts = LayoutCounter().layouts(Problem(board), limit=1000)
+    assert layouts is not None and len(layouts) > 20
+    assert endgame_move(Problem(board), layouts) is not None
+    assert endgame_move(Problem(board), layouts, nodes=1) is None
+
+
+@pytest.mark.parametrize("board", POSITIONS[::3], ids=str)
+def test_secondary_safety_is_that_of_brute_force(board: Board) -> None:
+    truth = enumerate_layouts(board)
+    total = truth.layouts
+    for cell in board.unknown_cells():
+        if truth.mined_in[cell] == total:
+            continue
+        parts = by_shown(board, cell, truth.fitting)
+        expected: Fraction | None = None
+        if len(parts) > 1:
+            score = progress = 0
+            for part in parts:
+                mined = sorted(m for m in (sum(c in lay for lay in part) for c in
+                                           board.unknown_cells() if c != cell) if m < len(part))
+                first, second = ([*mined, 0, 0])[:2]
+                score += 5 * len(part) - 4 * first - second
+                progress += len(part) if first == 0 else 0
+            expected = Fraction(score, 5 * total) * Fraction(1000 * total + progress,
+                                                             1000 * total)
+        assert secondary_safety(board, cell) == expected, cell
+
+
+def forced(text: str) -> tuple[Cell, Cell] | None:
+    board = Board.parse(text)
+    problem = Problem(board)
+    count = LayoutCounter().count(problem)
+    assert count is not None
+    pair = forced_pair(problem, count.mined(), count.layouts)
+    return None if pair is None else (board.cell(pair[0]), board.cell(pair[1]))
+
+
+@pytest.mark.parametrize(("text", "pair"), [
+    ("mines: 1\n?1\n?1", (Cell(0, 0), Cell(1, 0))),
+    # The flags below touch one cell of the pair only: they cannot tell the two apart.
+    ("mines: 3\n?1\n?3\nFF", (Cell(0, 0), Cell(1, 0))),
+    # The same, with mines the counts prove rather than flags.
+    ("mines: 3\n?1\n?3\n??", (Cell(0, 0), Cell(1, 0))),
+    # One mine below, which of the two it touches is open: it may tell them apart later.
+    ("mines: 2\n?1\n?2\n??", None),
+    # Both could be mines.
+    ("mines: 2\n?2\n?2", None),
+    ("mines: 1\n?1?\n?1?", None),
+])
+def test_forced_50_50s_on_hand_made_positions(text: str, pair: tuple[Cell, Cell] | None) -> None:
+    assert forced(text) == pair
+    if pair is not None:
+        odds = mine_probabilities(Board.parse(text)).probabilities
+        assert odds[pair[0]] == odds[pair[1]] == Fraction(1, 2)
+
+
+def test_a_forced_50_50_is_played_before_a_safer_cell() -> None:
+    # (0, 0)/(1, 0) share a mine and every neighbour; the area on the right is safer.
+    board = Board.parse("mines: 9\n?3*.......\n?6*.......\n***.......")
+    odds = mine_probabilities(board).probabilities
+    guess = choose_guess(board, random.Random(1))
+    assert guess.reason == "forced 50/50" and guess.cell in {Cell(0, 0), Cell(1, 0)}
+    assert min(odds.values()) < guess.probability == Fraction(1, 2)
+
+
+def test_a_dead_cell_is_left_while_a_living_one_remains() -> None:
+    # (4, 1) is boxed in by known mines: when safe it can only show 7, so opening it tells
+    # nothing. It is as safe as the best, and the lowest probability alone picks it.
+    board = Board.parse("mines: 32\n" + "............\n" * 3
+                        + "*5*.........\n*.*.........\n***.........")
+    dead = Cell(4, 1)
+    odds = mine_probabilities(board).probabilities
+    assert odds[dead] == min(odds.values()) == Fraction(1, 4)
+    assert lowest_probability_guess(board, random.Random(0)).cell == dead
+    assert secondary_safety(board, dead) is None
+    assert secondary_safety(board, Cell(2, 1)) is not None
+    guess = choose_guess(board, random.Random(0))
+    assert guess.cell != dead and guess.reason == "secondary safety"
+
+
+def test_a_guess_needs_an_unknown_cell_and_a_board_some_layout_fits() -> None:
+    with pytest.raises(ValueError, match="no unknown cell"):
+        choose_guess(Board.parse("mines: 1\n1*"), random.Random(0))
+    with pytest.raises(InconsistentBoard):
+        choose_guess(Board.parse("mines: 3\n1?\n??"), random.Random(0))
