@@ -10,6 +10,7 @@ from autoplay.odds import mine_probabilities
 from autoplay.player import Game, GameResult, play
 from autoplay.sim import KaboomGame, SimGame
 from autoplay.stats import StatsStore
+from autoplay.vision import Geometry, Reading, Skin, locate_board, read_board, read_screenshot
 
 __all__ = [
     "AutoplayError",
@@ -19,13 +20,19 @@ __all__ = [
     "Deduction",
     "Game",
     "GameResult",
+    "Geometry",
     "InconsistentBoard",
     "KaboomGame",
+    "Reading",
     "SimGame",
+    "Skin",
     "StatsStore",
     "count_layouts",
     "deduce",
     "find_layout",
+    "locate_board",
     "mine_probabilities",
     "play",
+    "read_board",
+    "read_screenshot",
 ]

@@ -8,6 +8,9 @@ mines, also off the frontier, and uses the total mine count when the board has o
 The nonogram suite times :func:`~autoplay.nonogram.solve` against the nonogram article's own
 model (integer start and end per group) on the article's puzzle.
 
+The vision suite times reading a screenshot against the plain way of template matching, one
+``cv2.matchTemplate`` of every template over the whole picture; both must read the same board.
+
 Times are medians, since these machines are shared and noisy; speed is stated as a ratio to
 the reference timed on the same positions in the same process.
 """
@@ -21,13 +24,29 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import islice
+from pathlib import Path
 
+import cv2
+import numpy as np
 import z3
 
 from autoplay.board import UNKNOWN, Board, Cell
 from autoplay.deduce import deduce
 from autoplay.nonogram import Clues, Grid, solutions, solve
 from autoplay.sim import SimGame
+from autoplay.vision import (
+    OUTSIDE,
+    SHIPPED_SKINS,
+    Geometry,
+    Image,
+    Skin,
+    decode_image,
+    locate_board,
+    read_board,
+)
+
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots"
+"""The screenshot fixtures (the project is installed editable)."""
 
 SEED_003_BOARD = """\
 ...201..................
@@ -277,11 +296,67 @@ def nonogram_suite(repeat: int) -> list[Measurement]:
                         median_ms(lambda: solve(clues), repeat),
                         median_ms(lambda: article_nonogram(clues), max(1, repeat // 5)),
                         detail)]
+def sweep_read(image: Image, geometry: Geometry, skin: Skin) -> Board:
+    """The plain reader: match every template, scaled to the pitch, over the whole board
+    with ``cv2.matchTemplate``, and give each cell the template that fits best at its
+    corner."""
+    x0, y0, x1, y1 = geometry.box()
+    size = (round(geometry.pitch_x), round(geometry.pitch_y))
+    region = image[y0:y1 + size[1], x0:x1 + size[0]]
+    cells = [t for t in skin.templates if t.state != OUTSIDE]
+    scores = np.stack([cv2.matchTemplate(region, cv2.resize(t.image, size), cv2.TM_SQDIFF)
+                       for t in cells])
+    states = []
+    for cell in Board.empty(geometry.cols, geometry.rows).cells():
+        cx, cy, _, _ = geometry.cell_box(cell)
+        states.append(cells[int(np.argmin(scores[:, cy - y0, cx - x0]))].state)
+    return Board(geometry.cols, geometry.rows, tuple(states))
+
+
+def sweep_locate_read(image: Image, skin: Skin) -> Board:
+    """The plain locator: match every template over the whole screen; the spots that match
+    (almost) exactly are the cells, at the skin's own pitch; then :func:`sweep_read`."""
+    scores = np.min([cv2.matchTemplate(image, t.image, cv2.TM_SQDIFF_NORMED)
+                     for t in skin.templates if t.state != OUTSIDE], axis=0)
+    ys, xs = np.nonzero(scores < 1e-3)
+    left, top = int(xs.min()), int(ys.min())
+    pitch_x, pitch_y = skin.pitch
+    geometry = Geometry(left, top, pitch_x, pitch_y, round((ys.max() - top) / pitch_y) + 1,
+                        round((xs.max() - left) / pitch_x) + 1)
+    return sweep_read(image, geometry, skin)
+
+
+def vision_suite(repeat: int) -> list[Measurement]:
+    """A 30x16 sgt-mines board in mid-game: read from its window's frame (the lattice
+    known), and found and read on a whole 1280x1024 screen among other windows."""
+    skin = Skin.load(SHIPPED_SKINS / "sgt-mines")
+    frame = decode_image((SCREENSHOTS / "sgt-mines" / "30x16-mid.png").read_bytes())
+    screen = decode_image((SCREENSHOTS / "sgt-mines" / "desktop-30x16.png").read_bytes())
+    geometry = locate_board(frame, skin)
+    reading = read_board(frame, geometry, skin)
+    assert reading.board == sweep_read(frame, geometry, skin), "the readers disagree"
+    on_screen = read_board(screen, locate_board(screen, skin), skin)
+    assert on_screen.board == sweep_locate_read(screen, skin), "the locators disagree"
+    cells = geometry.rows * geometry.cols
+    slow = max(1, repeat // 5)
+    return [
+        Measurement("vision", "read a 30x16 board from a frame in memory", 1,
+                    median_ms(lambda: read_board(frame, geometry, skin), repeat),
+                    median_ms(lambda: sweep_read(frame, geometry, skin), slow),
+                    f"{cells - len(reading.unrecognized)} of {cells} cells recognised"),
+        Measurement("vision", "locate and read it on a 1280x1024 screen", 1,
+                    median_ms(lambda: read_board(screen, locate_board(screen, skin), skin),
+                              repeat),
+                    median_ms(lambda: sweep_locate_read(screen, skin), slow),
+                    f"found at {on_screen.geometry.left:.0f},{on_screen.geometry.top:.0f}, "
+                    f"{len(on_screen.unrecognized)} cells unrecognised"),
+    ]
 
 
 SUITES: dict[str, Callable[[int], list[Measurement]]] = {
     "deduce": deduce_suite,
     "nonogram": nonogram_suite,
+    "vision": vision_suite,
 }
 """Every benchmark suite by name; each takes the number of repeats per item."""
 

@@ -28,9 +28,11 @@ from rich.table import Table
 from rich.text import Text
 
 from autoplay import bench as benchmarks
+from autoplay import vision
+from autoplay.annotate import draw_deduction
 from autoplay.board import FLAG, MINE, UNKNOWN, Board, Cell, state_char
 from autoplay.deduce import Deduction, count_layouts, deduce, find_layout, wrong_flags
-from autoplay.errors import AutoplayError, ImpossibleCount, InconsistentBoard
+from autoplay.errors import AutoplayError, ImpossibleCount, InconsistentBoard, UnknownCells
 from autoplay.nonogram import Clues, solutions
 from autoplay.pb import z3_version
 from autoplay.player import STRATEGIES, FirstClick, Strategy
@@ -87,17 +89,29 @@ _DEFAULT_COUNT_LIMIT = 10_000
               help=f"Count the layouts that fit, up to LIMIT (default {_DEFAULT_COUNT_LIMIT}).")
 @click.option("--timeout", type=click.FloatRange(min=0), default=None,
               help="Seconds to spend; cells not settled by then are reported undecided.")
+@click.option("--skin", "skin_name", metavar="NAME",
+              help="Read a screenshot with this skin (default: the one that fits best).")
+@click.option("--allow-unknown", is_flag=True,
+              help="Deduce a screenshot even with unrecognised cells (taken as unopened).")
+@click.option("--annotate", type=click.Path(dir_okay=False, writable=True), metavar="OUT.png",
+              help="Write the screenshot with proven-safe cells and mines drawn on it.")
 def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
-          count: str | None, timeout: float | None) -> None:
-    """Prove which cells of a text board are safe and which are mines.
+          count: str | None, timeout: float | None, skin_name: str | None,
+          allow_unknown: bool, annotate: str | None) -> None:
+    """Prove which cells of a board are safe and which are mines.
 
-    SOURCE is a text board ('-' for standard input): one row per line, 0-8 opened cells,
-    '.', '_' or '?' unopened, 'F' flags, '*' known mines, and an optional first line
-    'mines: N'. Exits 1 when no mine layout fits the board.
+    SOURCE is a screenshot (PNG, JPEG...) or a text board ('-' for standard input): one row
+    per line, 0-8 opened cells, '.', '_' or '?' unopened, 'F' flags, '*' known mines, and
+    an optional first line 'mines: N'. Exits 1 when no mine layout fits the board.
     """
     source, count_limit = _split_count(source, count)
+    data = _read_bytes(source)
+    screenshot = _read_screenshot(data, source, skin_name, allow_unknown)
+    if annotate and screenshot is None:
+        raise click.UsageError("--annotate needs a screenshot, not a text board")
     try:
-        board = Board.parse(_read_text(source), mines=mines)
+        board = (screenshot[1].board.with_mines(mines) if screenshot
+                 else Board.parse(_decode_text(data, source), mines=mines))
     except ImpossibleCount as error:
         _fail_inconsistent(error.board, str(error), as_json)
     if count_limit is not None:
@@ -105,7 +119,10 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
     elif layout:
         _print_layout(board)
     else:
-        _print_deduction(board, timeout, as_json)
+        deduction = _print_deduction(board, timeout, as_json)
+        if annotate and screenshot:
+            _write_image(annotate, draw_deduction(screenshot[0], screenshot[1].geometry,
+                                                  deduction))
 
 
 def _split_count(source: str | None, count: str | None) -> tuple[str, int | None]:
@@ -121,29 +138,79 @@ def _split_count(source: str | None, count: str | None) -> tuple[str, int | None
     return source, None if count is None else int(count)
 
 
-def _read_text(source: str) -> str:
+def _read_bytes(source: str) -> bytes:
     if source == "-":
-        return sys.stdin.read()
+        return sys.stdin.buffer.read()
     try:
-        with open(source, encoding="utf-8") as handle:
+        with open(source, "rb") as handle:
             return handle.read()
-    except UnicodeDecodeError:
-        raise click.ClickException(f"{source} is not a text file (not UTF-8)") from None
     except OSError as error:
         raise click.ClickException(f"cannot read {source}: {error.strerror}") from None
 
 
-def _print_deduction(board: Board, timeout: float | None, as_json: bool) -> None:
+def _decode_text(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise click.ClickException(f"{source} is not a text file (not UTF-8)") from None
+
+
+def _read_text(source: str) -> str:
+    return _decode_text(_read_bytes(source), source)
+
+
+def _read_screenshot(data: bytes, source: str, skin_name: str | None, allow_unknown: bool
+                     ) -> tuple[vision.Image, vision.Reading] | None:
+    """The image and what it reads as, when ``data`` is an image file (by its first bytes).
+
+    :raises UnknownCells: when cells are not recognised and ``allow_unknown`` is not set.
+    """
+    if not vision.is_image(data):
+        return None
+    image = _decode_image(data, source)
+    reading = vision.read_screenshot(image, vision.load_skins(skin_name))
+    if reading.unrecognized and not allow_unknown:
+        raise UnknownCells(f"{len(reading.unrecognized)} cells of {source} not recognised "
+                           f"(--allow-unknown takes them as unopened): "
+                           f"{vision.describe(reading)}", reading)
+    return image, reading
+
+
+def _decode_image(data: bytes, source: str) -> vision.Image:
+    """Decode an image file, with the C libraries' own error output silenced: libpng
+    prints a line of its own for a damaged PNG, and the error raised already says so."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        return vision.decode_image(data, source)
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _write_image(path: str, image: vision.Image) -> None:
+    data = vision.encode_image(image, path)
+    try:
+        with open(path, "wb") as handle:
+            handle.write(data)
+    except OSError as error:
+        raise click.ClickException(f"cannot write {path}: {error.strerror}") from None
+
+
+def _print_deduction(board: Board, timeout: float | None, as_json: bool) -> Deduction:
     try:
         deduction = deduce(board, timeout=timeout)
     except InconsistentBoard as error:
         _fail_inconsistent(board, _inconsistency(board, error), as_json)
     if as_json:
         click.echo(json.dumps(_json_report(board, deduction)))
-        return
+        return deduction
     console = Console(highlight=False)
     console.print(_render(board, deduction))
     console.print(_summary(board, deduction))
+    return deduction
 
 
 def _fail_inconsistent(board: Board, message: str, as_json: bool) -> NoReturn:
@@ -484,3 +551,73 @@ def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
         console.print(_comparison_table(comparisons))
     if plot is not None:
         click.echo(f"plot saved to {plot}")
+
+
+@cli.command("read")
+@click.argument("image", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--skin", "skin_name", metavar="NAME",
+              help="Read with this skin (default: the installed skin that fits best).")
+@click.option("--json", "as_json", is_flag=True, help="Print the board and where it is as JSON.")
+def read_command(image: str, skin_name: str | None, as_json: bool) -> None:
+    """Read the Minesweeper board in a screenshot and print it as a text board.
+
+    IMAGE may show the board alone, the game's window or a whole desktop, at any display
+    scale. Cells that match no template with confidence are printed as '?' and listed.
+    """
+    picture = _decode_image(_read_bytes(image), image)
+    reading = vision.read_screenshot(picture, vision.load_skins(skin_name))
+    if as_json:
+        click.echo(json.dumps(_reading_json(reading)))
+        return
+    click.echo(reading.text())
+    if reading.unrecognized:
+        click.echo(f"{len(reading.unrecognized)} cells not recognised (shown as '?'): "
+                   f"{vision.describe(reading)}", err=True)
+
+
+def _reading_json(reading: vision.Reading) -> dict[str, Any]:
+    geometry = reading.geometry
+    return {
+        "skin": reading.skin,
+        "rows": geometry.rows,
+        "cols": geometry.cols,
+        "origin": [round(geometry.left, 2), round(geometry.top, 2)],
+        "pitch": [round(geometry.pitch_x, 3), round(geometry.pitch_y, 3)],
+        "board": reading.text().splitlines(),
+        "unrecognized": [[u.cell.row, u.cell.col] for u in reading.unrecognized],
+        "closest": [{"cell": [u.cell.row, u.cell.col], "label": u.closest,
+                     "distance": u.distance} for u in reading.unrecognized],
+    }
+
+
+@cli.group("skin")
+def skin_group() -> None:
+    """The looks of the games autoplay can read: list them, or learn a new one."""
+
+
+@skin_group.command("learn")
+@click.argument("image", type=click.Path(dir_okay=False))
+@click.option("--board", "board_path", required=True, type=click.Path(dir_okay=False),
+              help="The true board shown in IMAGE, as a text board.")
+@click.option("--name", required=True, help="The new skin's name (letters, digits, '-', '_').")
+def learn_command(image: str, board_path: str, name: str) -> None:
+    """Learn a new skin from one screenshot of a game and its true board.
+
+    Every look of every cell state in the screenshot becomes a template; afterwards
+    'autoplay read --skin NAME' reads other screenshots of that game.
+    """
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
+        raise click.BadParameter(f"{name!r} is not a plain name", param_hint="'--name'")
+    board = Board.parse(_read_text(board_path))
+    skin = vision.learn_skin(name, [(_decode_image(_read_bytes(image), image), board)])
+    folder = vision.learned_skins_dir() / name
+    skin.save(folder)
+    click.echo(f"learned skin {name!r} ({len(skin.templates)} templates: "
+               f"{', '.join(skin.labels())}) in {folder}")
+
+
+@skin_group.command("list")
+def list_command() -> None:
+    """List the installed skins and where they are."""
+    for name, folder in vision.skin_folders().items():
+        click.echo(f"{name}\t{folder}")

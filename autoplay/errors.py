@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from autoplay.board import Board
+    from autoplay.vision import Reading
 
 
 class AutoplayError(Exception):
@@ -39,3 +40,30 @@ class NonogramFormatError(AutoplayError, ValueError):
 
     The message names the line (and the row or column) at fault.
     """
+
+
+class UnreadableImage(AutoplayError):
+    """A file that is not an image, or a damaged or truncated one."""
+
+
+class NoBoardFound(AutoplayError):
+    """An image in which no Minesweeper board of a known skin could be found."""
+
+
+class UnknownCells(AutoplayError):
+    """A board read from an image with cells no template matched, so it is not deduced.
+
+    ``reading`` is the :class:`~autoplay.vision.Reading`, with those cells listed.
+    """
+
+    def __init__(self, message: str, reading: Reading) -> None:
+        super().__init__(message)
+        self.reading = reading
+
+
+class SkinError(AutoplayError):
+    """A skin that is not installed, cannot be loaded, or cannot be learned."""
+
+
+class DesktopError(AutoplayError):
+    """The X server or a game did not start, or its window did not appear in time."""

@@ -1,5 +1,5 @@
-"""Shared fixtures: a text-board helper, a real statistics file, and a check that nothing
-logged an error."""
+"""Shared fixtures: a text-board helper, a real statistics file, a check that nothing
+logged an error, and a private folder for learned skins."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from autoplay.board import Board
+from autoplay.vision import SKINS_ENV
 
 
 @pytest.fixture
@@ -31,3 +32,12 @@ def no_logged_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
 def stats_path(tmp_path: Path) -> Path:
     """Where a test's real SQLite statistics file goes."""
     return tmp_path / "stats.sqlite3"
+
+
+@pytest.fixture(autouse=True)
+def learned_skins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty folder for learned skins, private to the test: every test sees the shipped
+    skins only, never the user's learned ones."""
+    folder = tmp_path / "learned-skins"
+    monkeypatch.setenv(SKINS_ENV, str(folder))
+    return folder

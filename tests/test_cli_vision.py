@@ -1,0 +1,205 @@
+"""The screenshot side of the command line: ``read``, ``solve IMAGE``, ``skin learn``/``list``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from click.testing import CliRunner, Result
+
+from autoplay.board import Board, Cell
+from autoplay.cli import cli
+from autoplay.vision import SHIPPED_SKINS, decode_image, load_skins, locate_board
+
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots"
+MID = SCREENSHOTS / "sgt-mines" / "16x16-mid.png"
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def truth(path: Path) -> str:
+    return path.with_name(path.name.replace(".png", ".board.txt")).read_text()
+
+
+def test_read_prints_the_board_as_text() -> None:
+    result = run("read", str(MID))
+    assert (result.exit_code, result.stdout, result.stderr) == (0, truth(MID), "")
+
+
+def test_read_json_says_where_the_board_is() -> None:
+    result = run("read", "--json", str(MID))
+    report = json.loads(result.stdout)
+    assert report == {
+        "skin": "sgt-mines", "rows": 16, "cols": 16, "origin": [30.0, 55.0],
+        "pitch": [20.0, 20.0], "board": truth(MID).splitlines(), "unrecognized": [],
+        "closest": [],
+    }
+
+
+def test_read_with_a_forced_skin_and_an_unknown_one() -> None:
+    path = SCREENSHOTS / "xbomb" / "8x8-lost.png"
+    assert run("read", "--skin", "xbomb", str(path)).stdout == truth(path)
+    result = run("read", "--skin", "nope", str(path))
+    assert result.exit_code == 1
+    assert result.stderr == ("Error: no skin called 'nope' (installed: ace-minesweeper, "
+                             "gnome-mines, sgt-mines, xbomb, xdemineur)\n")
+
+
+def test_read_reports_cells_it_cannot_match(tmp_path: Path) -> None:
+    image = decode_image(MID.read_bytes())
+    x0, y0, x1, y1 = locate_board(image, load_skins("sgt-mines")[0]).cell_box(Cell(2, 3))
+    image[y0 + 4:y1 - 4, x0 + 4:x1 - 4] = (255, 0, 255)
+    path = tmp_path / "painted.png"
+    cv2.imwrite(str(path), image)
+    result = run("read", str(path))
+    rows = truth(MID).splitlines()
+    rows[2] = rows[2][:3] + "?" + rows[2][4:]
+    assert result.exit_code == 0
+    assert result.stdout == "\n".join(rows) + "\n"
+    assert result.stderr.startswith("1 cells not recognised (shown as '?'): (2, 3) looks most "
+                                    "like ")
+    report = json.loads(run("read", "--json", str(path)).stdout)
+    assert report["unrecognized"] == [[2, 3]]
+    assert report["closest"][0]["cell"] == [2, 3] and report["closest"][0]["distance"] > 0
+
+
+@pytest.mark.parametrize("args", [[], ["--json"]])
+def test_solving_a_screenshot_is_solving_its_board(args: list[str], tmp_path: Path) -> None:
+    text = tmp_path / "board.txt"
+    text.write_text(truth(MID))
+    from_image = run("solve", *args, str(MID))
+    from_text = run("solve", *args, str(text))
+    assert from_image.exit_code == from_text.exit_code == 0
+    assert from_image.stdout == from_text.stdout
+
+
+def test_solve_knows_an_image_by_its_bytes_not_its_name(tmp_path: Path) -> None:
+    disguised = tmp_path / "board.txt"
+    disguised.write_bytes(MID.read_bytes())
+    assert run("solve", str(disguised)).stdout == run("solve", str(MID)).stdout
+
+
+def test_solve_refuses_unrecognised_cells_unless_allowed(tmp_path: Path) -> None:
+    image = decode_image(MID.read_bytes())
+    geometry = locate_board(image, load_skins("sgt-mines")[0])
+    x0, y0, x1, y1 = geometry.cell_box(Cell(0, 0))
+    image[y0 + 4:y1 - 4, x0 + 4:x1 - 4] = (255, 0, 255)
+    path = tmp_path / "painted.png"
+    cv2.imwrite(str(path), image)
+    refused = run("solve", str(path))
+    assert refused.exit_code == 1
+    assert refused.stderr.startswith(f"Error: 1 cells of {path} not recognised "
+                                     "(--allow-unknown takes them as unopened): (0, 0) looks ")
+    allowed = run("solve", "--allow-unknown", "--json", str(path))
+    board = Board.parse(truth(MID)).with_states({Cell(0, 0): -1})
+    text = tmp_path / "board.txt"
+    text.write_text(str(board))
+    assert allowed.stdout == run("solve", "--json", str(text)).stdout
+
+
+def test_solve_annotates_the_screenshot(tmp_path: Path) -> None:
+    out = tmp_path / "proof.png"
+    result = run("solve", "--json", "--annotate", str(out), str(MID))
+    report = json.loads(result.stdout)
+    original = decode_image(MID.read_bytes())
+    drawn = decode_image(out.read_bytes())
+    geometry = locate_board(original, load_skins("sgt-mines")[0])
+    assert drawn.shape == original.shape and report["safe"] and report["mine"]
+    for key in ("safe", "mine"):
+        for row, col in report[key]:
+            x0, y0, x1, y1 = geometry.cell_box(Cell(row, col))
+            assert not np.array_equal(drawn[y0:y1, x0:x1], original[y0:y1, x0:x1])
+    marked = {tuple(cell) for cell in report["safe"] + report["mine"]}
+    untouched = [c for c in Board.parse(truth(MID)).cells() if (c.row, c.col) not in marked]
+    for cell in untouched:
+        x0, y0, x1, y1 = geometry.cell_box(cell)
+        assert np.array_equal(drawn[y0:y1, x0:x1], original[y0:y1, x0:x1])
+
+
+def test_annotate_needs_a_screenshot(tmp_path: Path) -> None:
+    text = tmp_path / "board.txt"
+    text.write_text("1.\n..\n")
+    result = run("solve", "--annotate", str(tmp_path / "out.png"), str(text))
+    assert result.exit_code == 2
+    assert "--annotate needs a screenshot, not a text board" in result.stderr
+
+
+def test_a_truncated_image_is_one_error_line(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.png"
+    cut.write_bytes(MID.read_bytes()[:3000])
+    for command in ("read", "solve"):
+        result = run(command, str(cut))
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr == f"Error: {cut} is a damaged or truncated image\n"
+
+
+def test_a_file_that_is_not_an_image_is_one_error_line(tmp_path: Path) -> None:
+    data = tmp_path / "data.bin"
+    data.write_bytes(bytes(range(256)) * 4)
+    result = run("read", str(data))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (f"Error: {data} is not an image (not PNG, JPEG, BMP, GIF, TIFF "
+                             "or WebP data)\n")
+    result = run("solve", str(data))
+    assert result.stderr == f"Error: {data} is not a text file (not UTF-8)\n"
+
+
+def test_an_image_without_a_board_is_one_error_line(tmp_path: Path) -> None:
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((300, 400, 3), 200, np.uint8))
+    result = run("read", str(blank))
+    assert result.exit_code == 1
+    assert result.stderr == ("Error: no Minesweeper board found in the 400x300 image (skins "
+                             "tried: ace-minesweeper, gnome-mines, sgt-mines, xbomb, "
+                             "xdemineur)\n")
+
+
+def test_a_missing_file_is_one_error_line(tmp_path: Path) -> None:
+    result = run("read", str(tmp_path / "gone.png"))
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: cannot read {tmp_path / 'gone.png'}: No such file or directory\n"
+
+
+def test_learn_a_skin_then_read_with_it(learned_skins: Path) -> None:
+    image = SCREENSHOTS / "xdemineur" / "30x16-lost.png"
+    result = run("skin", "learn", str(image), "--board", str(image).replace(".png", ".board.txt"),
+                 "--name", "my-game")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("learned skin 'my-game' (")
+    assert result.stdout.endswith(f") in {learned_skins / 'my-game'}\n")
+    other = SCREENSHOTS / "xdemineur" / "12x9-mid.png"
+    # 12x9-mid shows a question mark, which 30x16-lost never does.
+    assert "?" in run("read", "--skin", "my-game", str(other)).stdout
+    second = SCREENSHOTS / "xdemineur" / "12x9-lost.png"
+    read = run("read", "--skin", "my-game", "--json", str(second))
+    assert json.loads(read.stdout)["board"] == truth(second).splitlines()
+    listed = run("skin", "list").stdout.splitlines()
+    assert f"my-game\t{learned_skins / 'my-game'}" in listed
+    assert f"sgt-mines\t{SHIPPED_SKINS / 'sgt-mines'}" in listed
+
+
+def test_learning_refuses_a_bad_name(tmp_path: Path) -> None:
+    image = SCREENSHOTS / "xbomb" / "8x8-lost.png"
+    result = run("skin", "learn", str(image), "--board",
+                 str(image).replace(".png", ".board.txt"), "--name", "../escape")
+    assert result.exit_code == 2
+    assert "'../escape' is not a plain name" in result.stderr
+
+
+def test_a_damaged_image_is_one_error_line_even_from_libpng(tmp_path: Path) -> None:
+    """libpng writes its own complaint to the process's stderr; the command keeps it out."""
+    damaged = bytearray(MID.read_bytes())
+    damaged[300:600] = bytes(300)
+    path = tmp_path / "damaged.png"
+    path.write_bytes(bytes(damaged))
+    result = subprocess.run([sys.executable, "-m", "autoplay", "read", str(path)],
+                            capture_output=True, text=True, check=False)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"Error: {path} is a damaged or truncated image\n"

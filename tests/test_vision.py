@@ -1,0 +1,278 @@
+"""Reading screenshots: every fixture reads exactly, as taken and rescaled; bad input is refused.
+
+The fixtures are screenshots of the real games taken by ``fixtures/capture.py``, each with
+its true board, which comes from replaying the clicks on the game's layout and never from
+the reader tested here.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from autoplay.bench import sweep_locate_read, sweep_read
+from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell
+from autoplay.errors import NoBoardFound, SkinError, UnreadableImage
+from autoplay.vision import (
+    CELL_SIZE,
+    SHIPPED_SKINS,
+    Geometry,
+    Image,
+    Skin,
+    decode_image,
+    encode_image,
+    fit_lattice,
+    is_image,
+    learn_skin,
+    load_skins,
+    locate_board,
+    read_board,
+    read_screenshot,
+    skin_folders,
+)
+
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots"
+FIXTURES = sorted(SCREENSHOTS.glob("*/*.png"))
+SHIPPED = ("sgt-mines", "gnome-mines", "xdemineur", "xbomb", "ace-minesweeper")
+
+
+def load(path: Path) -> tuple[Image, Board]:
+    """A fixture's picture and its true board."""
+    board = Board.parse(path.with_name(path.name.replace(".png", ".board.txt")).read_text())
+    return decode_image(path.read_bytes(), path.name), board
+
+
+def fixture(game: str, name: str) -> tuple[Image, Board]:
+    return load(SCREENSHOTS / game / f"{name}.png")
+
+
+@pytest.fixture(scope="module")
+def skins() -> dict[str, Skin]:
+    return {skin.name: skin for skin in load_skins()}
+
+
+def test_every_game_is_shipped_with_fixtures_in_every_state() -> None:
+    assert set(skin_folders()) == set(SHIPPED)
+    for game in SHIPPED:
+        names = {path.stem.rsplit("-", 1)[-1] for path in (SCREENSHOTS / game).glob("*.png")}
+        assert {"new", "mid", "won", "lost"} <= names, game
+    sizes = {path.stem.split("-")[0] for path in (SCREENSHOTS / "sgt-mines").glob("*.png")}
+    assert {"9x9", "16x16", "30x16"} <= sizes
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda path: f"{path.parent.name}/{path.stem}")
+def test_fixture_reads_exactly(path: Path, skins: dict[str, Skin]) -> None:
+    image, truth = load(path)
+    reading = read_screenshot(image, list(skins.values()))
+    assert reading.skin == path.parent.name
+    assert reading.unrecognized == ()
+    assert str(reading.board) == str(truth)
+
+
+@pytest.mark.parametrize("scale", [1.25, 2.0])
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda path: f"{path.parent.name}/{path.stem}")
+def test_rescaled_fixture_reads_exactly(path: Path, scale: float,
+                                        skins: dict[str, Skin]) -> None:
+    image, truth = load(path)
+    bigger = np.asarray(cv2.resize(image, None, fx=scale, fy=scale), np.uint8)
+    skin = skins[path.parent.name]
+    geometry = locate_board(bigger, skin)
+    reading = read_board(bigger, geometry, skin)
+    assert reading.unrecognized == ()
+    assert str(reading.board) == str(truth)
+    native = locate_board(image, skin)
+    assert geometry.pitch_x == pytest.approx(native.pitch_x * scale, rel=0.005)
+    assert geometry.left == pytest.approx(native.left * scale, abs=0.6 * scale)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda path: f"{path.parent.name}/{path.stem}")
+def test_a_board_cropped_to_its_cells_reads_exactly(path: Path, skins: dict[str, Skin]) -> None:
+    image, truth = load(path)
+    x0, y0, x1, y1 = locate_board(image, skins[path.parent.name]).box()
+    reading = read_screenshot(np.ascontiguousarray(image[y0:y1, x0:x1]), list(skins.values()))
+    assert (reading.skin, reading.unrecognized) == (path.parent.name, ())
+    assert str(reading.board) == str(truth)
+
+
+def test_lattice_of_a_window_is_found_to_the_pixel(skins: dict[str, Skin]) -> None:
+    image, _ = fixture("sgt-mines", "16x16-mid")
+    geometry = locate_board(image, skins["sgt-mines"])
+    assert (geometry.rows, geometry.cols) == (16, 16)
+    assert (geometry.left, geometry.top) == (pytest.approx(30, abs=0.2),
+                                              pytest.approx(55, abs=0.2))
+    assert (geometry.pitch_x, geometry.pitch_y) == (pytest.approx(20, abs=0.01),
+                                                     pytest.approx(20, abs=0.01))
+
+
+def test_board_is_found_on_a_desktop_among_other_grids(skins: dict[str, Skin]) -> None:
+    image, truth = fixture("sgt-mines", "desktop-30x16")
+    assert image.shape[:2] == (1024, 1280)
+    reading = read_screenshot(image, list(skins.values()))
+    assert (reading.skin, str(reading.board)) == ("sgt-mines", str(truth))
+    assert (reading.geometry.left, reading.geometry.top) == (pytest.approx(360, abs=0.2),
+                                                             pytest.approx(355, abs=0.2))
+
+
+def test_mss_grabs_with_an_alpha_channel_read_the_same(skins: dict[str, Skin]) -> None:
+    image, truth = fixture("xdemineur", "12x9-mid")
+    bgra = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2BGRA), np.uint8)
+    assert read_screenshot(bgra, list(skins.values())).board == truth
+
+
+@pytest.mark.parametrize("quality", [95, 80])
+def test_jpeg_screenshots_read_exactly(quality: int, skins: dict[str, Skin]) -> None:
+    image, truth = fixture("sgt-mines", "30x16-mid")
+    data = bytes(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1])
+    assert read_screenshot(decode_image(data), list(skins.values())).board == truth
+
+
+def test_every_state_of_a_shipped_skin_is_read(skins: dict[str, Skin]) -> None:
+    _, lost = fixture("ace-minesweeper", "8x8-lost")
+    _, crowded = fixture("sgt-mines", "9x9-crowded")
+    assert {MINE, EXPLODED, WRONG_FLAG} <= set(lost.states)
+    assert {FLAG, UNKNOWN, 5, 6, 7, 8} <= set(crowded.states)
+
+
+def test_a_cell_no_template_matches_is_reported_not_guessed(skins: dict[str, Skin]) -> None:
+    image, truth = fixture("sgt-mines", "9x9-mid")
+    skin = skins["sgt-mines"]
+    geometry = locate_board(image, skin)
+    x0, y0, x1, y1 = geometry.cell_box(Cell(4, 4))
+    image = image.copy()
+    image[y0 + 3:y1 - 3, x0 + 3:x1 - 3] = (255, 0, 255)
+    reading = read_board(image, geometry, skin)
+    assert [u.cell for u in reading.unrecognized] == [Cell(4, 4)]
+    assert reading.unrecognized[0].distance > 0
+    assert reading.board[Cell(4, 4)] == UNKNOWN
+    assert reading.text().splitlines()[4][4] == "?"
+    others = [c for c in truth.cells() if c != Cell(4, 4)]
+    assert [reading.board[c] for c in others] == [truth[c] for c in others]
+
+
+def test_a_state_the_skin_has_never_seen_is_reported(skins: dict[str, Skin]) -> None:
+    image, truth = fixture("sgt-mines", "9x9-crowded")
+    without_eight = Skin("no-eight", skins["sgt-mines"].pitch,
+                         tuple(t for t in skins["sgt-mines"].templates if t.label != "8"))
+    reading = read_screenshot(image, [without_eight])
+    assert [u.cell for u in reading.unrecognized] == [Cell(1, 1)]
+    assert truth[Cell(1, 1)] == 8
+
+
+def noise() -> Image:
+    return np.random.default_rng(4).integers(0, 256, (600, 800, 3), dtype=np.uint8)
+
+
+def gradient() -> Image:
+    """Smooth shading and a few soft blobs, like a photograph out of focus."""
+    ys, xs = np.mgrid[0:600, 0:800].astype(np.float32)
+    picture = np.stack([xs / 800 * 200 + 30, ys / 600 * 180 + 40,
+                        (xs + ys) / 1400 * 220 + 20], axis=2)
+    rng = random.Random(7)
+    for _ in range(12):
+        cx, cy, r = rng.uniform(0, 800), rng.uniform(0, 600), rng.uniform(20, 120)
+        picture += 60 * np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * r * r))[:, :, None]
+    return np.asarray(cv2.GaussianBlur(np.clip(picture, 0, 255), (0, 0), 3), np.uint8)
+
+
+def other_windows() -> Image:
+    """The corner of the desktop fixture holding a Net puzzle and a nonogram, no mines."""
+    image, _ = fixture("sgt-mines", "desktop-30x16")
+    top = image[:300].copy()
+    return np.ascontiguousarray(top)
+
+
+@pytest.mark.parametrize("picture", [
+    pytest.param(noise, id="noise"),
+    pytest.param(lambda: np.zeros((400, 500, 3), np.uint8), id="black"),
+    pytest.param(lambda: np.full((400, 500, 3), 218, np.uint8), id="opened-grey"),
+    pytest.param(lambda: np.full((400, 500, 3), 255, np.uint8), id="white"),
+    pytest.param(gradient, id="photo-like"),
+    pytest.param(other_windows, id="other-grid-puzzles"),
+])
+def test_pictures_without_a_board_are_refused(picture: object, skins: dict[str, Skin]) -> None:
+    assert callable(picture)
+    with pytest.raises(NoBoardFound, match=r"no Minesweeper board found in the \d+x\d+ image"):
+        read_screenshot(picture(), list(skins.values()))
+
+
+def test_a_learned_skin_reads_another_screenshot_of_its_game() -> None:
+    learned = learn_skin("learned", [fixture("xdemineur", "30x16-lost")])
+    image, truth = fixture("xdemineur", "12x9-lost")
+    assert learned.name == "learned" and learned.pitch == (21.0, 21.0)
+    assert read_screenshot(image, [learned]).board == truth
+
+
+def test_fitting_a_lattice_needs_only_the_board() -> None:
+    image, board = fixture("ace-minesweeper", "8x8-lost")
+    geometry = fit_lattice(image, board)
+    assert (geometry.pitch_x, geometry.pitch_y) == (48, 48)
+    assert read_board(image, geometry, learn_skin("ace", [(image, board)])).board == board
+
+
+def test_learning_refuses_a_board_of_one_kind_of_cell() -> None:
+    with pytest.raises(SkinError, match="at least two kinds of cell"):
+        learn_skin("blank", [fixture("sgt-mines", "9x9-new")])
+
+
+def test_a_skin_survives_saving_and_loading(tmp_path: Path, skins: dict[str, Skin]) -> None:
+    skins["xbomb"].save(tmp_path / "copy")
+    copy = Skin.load(tmp_path / "copy")
+    assert copy.pitch == skins["xbomb"].pitch
+    assert sorted(t.label for t in copy.templates) == sorted(
+        t.label for t in skins["xbomb"].templates)
+    image, truth = fixture("xbomb", "8x8-lost")
+    assert read_screenshot(image, [copy]).board == truth
+
+
+def test_a_folder_that_is_not_a_skin_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SkinError, match="is not a skin"):
+        Skin.load(tmp_path)
+    with pytest.raises(SkinError, match="no skin called 'nope'"):
+        load_skins("nope")
+
+
+def test_shipped_skins_compare_cells_at_one_size(skins: dict[str, Skin]) -> None:
+    for skin in skins.values():
+        assert skin.features.shape[1] == CELL_SIZE * CELL_SIZE * 3
+        assert (SHIPPED_SKINS / skin.name / "skin.json").is_file()
+
+
+def test_images_are_told_from_text_by_their_first_bytes() -> None:
+    png = (SCREENSHOTS / "xbomb" / "8x8-new.png").read_bytes()
+    assert is_image(png) and is_image(b"\xff\xd8\xff\xe0") and is_image(b"RIFF0000WEBPVP8 ")
+    assert not is_image(b"..1\n.F1\n") and not is_image(b"")
+
+
+def test_damaged_files_and_non_images_are_refused() -> None:
+    png = (SCREENSHOTS / "xbomb" / "8x8-new.png").read_bytes()
+    with pytest.raises(UnreadableImage, match="^cut.png is a damaged or truncated image$"):
+        decode_image(png[: len(png) // 2], "cut.png")
+    with pytest.raises(UnreadableImage, match="^notes.txt is not an image"):
+        decode_image(b"mines: 3\n..1\n", "notes.txt")
+
+
+def test_images_are_written_in_the_format_their_name_asks_for() -> None:
+    image = np.full((10, 12, 3), 100, np.uint8)
+    assert encode_image(image, "out.png").startswith(b"\x89PNG")
+    assert encode_image(image, "OUT.JPG").startswith(b"\xff\xd8")
+    with pytest.raises(UnreadableImage, match="must end in .png"):
+        encode_image(image, "out.txt")
+
+
+def test_a_lattice_outside_the_image_is_an_error(skins: dict[str, Skin]) -> None:
+    image = np.zeros((50, 50, 3), np.uint8)
+    with pytest.raises(ValueError, match="goes outside"):
+        read_board(image, Geometry(40, 40, 20, 20, 2, 2), skins["xbomb"])
+
+
+def test_the_benchmark_references_read_the_same_boards(skins: dict[str, Skin]) -> None:
+    """``autoplay bench --suite vision`` compares with these: they must do the same work."""
+    skin = skins["sgt-mines"]
+    window, truth = fixture("sgt-mines", "30x16-mid")
+    assert sweep_read(window, locate_board(window, skin), skin) == truth
+    screen, truth = fixture("sgt-mines", "desktop-30x16")
+    assert sweep_locate_read(screen, skin) == truth
