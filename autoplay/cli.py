@@ -16,7 +16,8 @@ import random
 import re
 import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from fractions import Fraction
 from itertools import islice
 from pathlib import Path
 from typing import Any, NoReturn
@@ -33,7 +34,9 @@ from autoplay.annotate import draw_deduction
 from autoplay.board import FLAG, MINE, UNKNOWN, Board, Cell, state_char
 from autoplay.deduce import Deduction, count_layouts, deduce, find_layout, wrong_flags
 from autoplay.errors import AutoplayError, ImpossibleCount, InconsistentBoard, UnknownCells
+from autoplay.lookahead import choose_guess
 from autoplay.nonogram import Clues, solutions
+from autoplay.odds import Guess, Odds, mine_probabilities
 from autoplay.pb import z3_version
 from autoplay.player import STRATEGIES, FirstClick, Strategy
 from autoplay.report import Comparison, compare, summarize
@@ -93,11 +96,13 @@ _DEFAULT_COUNT_LIMIT = 10_000
               help="Read a screenshot with this skin (default: the one that fits best).")
 @click.option("--allow-unknown", is_flag=True,
               help="Deduce a screenshot even with unrecognised cells (taken as unopened).")
+@click.option("--odds", is_flag=True,
+              help="Also print every unopened cell's exact mine probability.")
 @click.option("--annotate", type=click.Path(dir_okay=False, writable=True), metavar="OUT.png",
               help="Write the screenshot with proven-safe cells and mines drawn on it.")
 def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
           count: str | None, timeout: float | None, skin_name: str | None,
-          allow_unknown: bool, annotate: str | None) -> None:
+          allow_unknown: bool, odds: bool, annotate: str | None) -> None:
     """Prove which cells of a board are safe and which are mines.
 
     SOURCE is a screenshot (PNG, JPEG...) or a text board ('-' for standard input): one row
@@ -119,10 +124,11 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
     elif layout:
         _print_layout(board)
     else:
-        deduction = _print_deduction(board, timeout, as_json)
+        deduction, guess = _print_deduction(board, timeout, as_json, odds)
         if annotate and screenshot:
-            _write_image(annotate, draw_deduction(screenshot[0], screenshot[1].geometry,
-                                                  deduction))
+            _write_image(annotate, draw_deduction(
+                screenshot[0], screenshot[1].geometry, deduction,
+                None if guess is None else (guess.cell, float(guess.probability))))
 
 
 def _split_count(source: str | None, count: str | None) -> tuple[str, int | None]:
@@ -199,18 +205,64 @@ def _write_image(path: str, image: vision.Image) -> None:
         raise click.ClickException(f"cannot write {path}: {error.strerror}") from None
 
 
-def _print_deduction(board: Board, timeout: float | None, as_json: bool) -> Deduction:
+def _print_deduction(board: Board, timeout: float | None, as_json: bool,
+                     show_odds: bool) -> tuple[Deduction, Guess | None]:
+    """Print what is proven and, when nothing is safe, the best guess and its odds."""
     try:
         deduction = deduce(board, timeout=timeout)
+        guess = _best_guess(board, deduction)
+        odds = mine_probabilities(board) if show_odds else None
     except InconsistentBoard as error:
         _fail_inconsistent(board, _inconsistency(board, error), as_json)
     if as_json:
-        click.echo(json.dumps(_json_report(board, deduction)))
-        return deduction
+        report = _json_report(board, deduction)
+        if guess is not None:
+            report["guess"] = {"cell": list(guess.cell), "probability": float(guess.probability),
+                               "exact": guess.exact, "reason": guess.reason}
+        if odds is not None:
+            report["odds"] = [[*cell, float(p)] for cell, p in odds.probabilities.items()]
+        click.echo(json.dumps(report))
+        return deduction, guess
     console = Console(highlight=False)
     console.print(_render(board, deduction))
     console.print(_summary(board, deduction))
-    return deduction
+    if guess is not None:
+        console.print(f"nothing is proven safe: the best guess is {_cell_list({guess.cell})}, "
+                      f"a mine with probability {_percent(guess.probability)} "
+                      f"({guess.reason}{'' if guess.exact else ', estimated'})")
+    if odds is not None:
+        console.print("mine probability of each unopened cell, in percent"
+                      + ("" if odds.exact else " (estimated: the exact count was too long)"))
+        console.print(_render_odds(board, odds))
+    return deduction, guess
+
+
+def _best_guess(board: Board, deduction: Deduction) -> Guess | None:
+    """The player's guess, when a guess is what the position needs: nothing proven safe,
+    the proof complete, and some unknown cell not a proven mine."""
+    if deduction.safe or not deduction.is_complete():
+        return None
+    if all(cell in deduction.mines for cell in board.unknown_cells()):
+        return None
+    return choose_guess(board, random.Random(0))
+
+
+def _percent(probability: Fraction) -> str:
+    return f"{float(probability) * 100:.1f}%"
+
+
+def _render_odds(board: Board, odds: Odds) -> Table:
+    """Each unknown cell's mine probability, in percent, laid out as the board."""
+    table = Table(show_header=False, box=None, pad_edge=False)
+    for _ in range(board.width):
+        table.add_column(justify="right")
+    for r in range(board.height):
+        row = []
+        for c in range(board.width):
+            p = odds.probabilities.get(Cell(r, c))
+            row.append(state_char(board[Cell(r, c)]) if p is None else f"{float(p) * 100:.0f}")
+        table.add_row(*row)
+    return table
 
 
 def _fail_inconsistent(board: Board, message: str, as_json: bool) -> NoReturn:
@@ -235,7 +287,7 @@ def _inconsistency(board: Board, error: InconsistentBoard) -> str:
     return f"{error}; without the flags it fits: the flags cannot all be mines at once"
 
 
-def _cell_list(cells: frozenset[Cell]) -> str:
+def _cell_list(cells: Iterable[Cell]) -> str:
     return ", ".join(f"({r}, {c})" for r, c in sorted(cells))
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from autoplay.cli import cli
@@ -132,3 +133,28 @@ def test_every_command_is_in_the_readme_and_has_help() -> None:
     for name, command in cli.commands.items():
         assert re.search(rf"autoplay {name}\b", readme), f"README does not show {name}"
         assert command.help, f"{name} has no help text"
+
+
+def test_with_nothing_safe_solve_names_the_best_guess_and_its_odds() -> None:
+    code, out, _ = run("solve", "--json", "-", stdin="mines: 2\n1...\n....\n")
+    report = json.loads(out)
+    assert code == 0 and report["safe"] == []
+    # The 1's three neighbours share one mine (1/3 each); the four cells away from it share
+    # the other (1/4 each): the best guess is one of those four.
+    assert report["guess"]["probability"] == pytest.approx(1 / 4)
+    assert report["guess"]["cell"] in [[0, 2], [0, 3], [1, 2], [1, 3]]
+    assert report["guess"]["exact"] is True
+
+
+def test_odds_prints_every_unopened_cells_probability() -> None:
+    code, out, _ = run("solve", "--odds", "-", stdin="mines: 2\n1...\n....\n")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[-3] == "mine probability of each unopened cell, in percent"
+    assert lines[-2].split() == ["1", "33", "25", "25"]
+    assert lines[-1].split() == ["33", "33", "25", "25"]
+
+
+def test_no_guess_is_offered_when_a_cell_is_safe() -> None:
+    code, out, _ = run("solve", "--json", "-", stdin="1.1\n111\n...\n")
+    assert code == 0 and "guess" not in json.loads(out)
