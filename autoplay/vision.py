@@ -612,7 +612,8 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
     if exact:
         return max(exact, key=lambda pair: _rank(pair[0]))
     for skin in skins:
-        rough = [lattice for scale in _SCALES for lattice in _seed_lattices(pyramid, skin, scale)]
+        rough = [lattice for scale in _ladder(skin)
+                 for lattice in _seed_lattices(pyramid, skin, scale)]
         by_area = sorted(rough, key=lambda item: -item[0] * item[1].pitch_x * item[1].pitch_y)
         by_count = sorted(rough, key=lambda item: -item[0] * np.sqrt(item[1].pitch_x
                                                                      * item[1].pitch_y))
@@ -620,6 +621,17 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
         best = _best(image, skin, list(tried.values()))
         found += [(best, skin)] if best is not None else []
     return max(found, key=lambda pair: _rank(pair[0]), default=None)
+
+
+def _ladder(skin: Skin) -> list[float]:
+    """The scales tried for a skin: ``_SCALES`` of each of its own cell sizes (a 200%
+    screen of Ace of Penguins' 48 px cells is 4 times its 24 px ones), one of any two within
+    4% of each other."""
+    ladder = list(_SCALES)
+    for size in skin.scales[1:]:
+        ladder += [scale * size for scale in _SCALES
+                   if all(abs(scale * size / other - 1) > 0.04 for other in ladder)]
+    return sorted(ladder)
 
 
 def _best(image: Image, skin: Skin, lattices: list[tuple[float, Geometry]], *,
