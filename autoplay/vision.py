@@ -439,8 +439,10 @@ class _Match:
 def _distances(features: _Floats, skin: Skin) -> _Floats:
     """Root-mean-square distance from every cell (row) to every template (column)."""
     templates = skin.features
-    # numpy's product: on a busy machine its median is a third of cv2.gemm's.
-    squared = (np.einsum("ij,ij->i", features, features)[:, None] - 2 * (features @ templates.T)
+    # OpenCV's product, not numpy's: OpenBLAS threads stall for milliseconds on a busy machine.
+    products = np.asarray(cv2.gemm(features, templates, -2.0, None,  # type: ignore[call-overload]
+                                   0.0, flags=cv2.GEMM_2_T), np.float32)
+    squared = (np.einsum("ij,ij->i", features, features)[:, None] + products
                + np.einsum("ij,ij->i", templates, templates)[None, :])
     distances: _Floats = np.sqrt(np.maximum(squared, 0.0) / features.shape[1]).astype(np.float32)
     return distances
