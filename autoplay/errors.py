@@ -67,3 +67,8 @@ class SkinError(AutoplayError):
 
 class DesktopError(AutoplayError):
     """The X server or a game did not start, or its window did not appear in time."""
+
+
+class WindowLost(DesktopError):
+    """The game's board left the screen while being played (closed, covered or replaced),
+    so the bot stopped rather than click blind."""
