@@ -78,6 +78,38 @@ GAMES: dict[str, GameSpec] = {
 Image = npt.NDArray[np.uint8]
 
 
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A game's own level nearest a classic preset: how to start it, and its board."""
+
+    args: tuple[str, ...]
+    width: int
+    height: int
+    mines: int
+
+
+LEVELS: dict[str, dict[str, Level]] = {
+    # Any size: the classic ones, from parameters (so that 'n' keeps the mine count), in
+    # Tatham's default "unique" generation: every game can be solved without a guess.
+    "sgt-mines": {"beginner": Level(("9x9n10",), 9, 9, 10),
+                  "intermediate": Level(("16x16n40",), 16, 16, 40),
+                  "expert": Level(("30x16n99",), 30, 16, 99)},
+    # Its own three sizes; its beginner is 8x8.
+    "gnome-mines": {"beginner": Level(("--small",), 8, 8, 10),
+                    "intermediate": Level(("--medium",), 16, 16, 40),
+                    "expert": Level(("--big",), 30, 16, 99)},
+    # At least 12 columns: beginner is 12x9 with the 10 mines of 9x9.
+    "xdemineur": {"beginner": Level(("-geometry", "12x9", "-m", "10"), 12, 9, 10),
+                  "intermediate": Level(("-geometry", "16x16", "-m", "40"), 16, 16, 40),
+                  "expert": Level(("-geometry", "30x16", "-m", "99"), 30, 16, 99)},
+    # Its three fixed levels; its beginner is 8x8.
+    "xbomb": {"beginner": Level(("-square", "-1"), 8, 8, 10),
+              "intermediate": Level(("-square", "-2"), 16, 16, 40),
+              "expert": Level(("-square", "-3"), 30, 16, 99)},
+}
+"""The games ``autoplay demo`` plays, and the level of each for each preset."""
+
+
 class VirtualDisplay:
     """An Xvfb server on a display number it picks itself, for the life of a ``with`` block.
 

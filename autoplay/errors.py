@@ -72,3 +72,8 @@ class DesktopError(AutoplayError):
 class WindowLost(DesktopError):
     """The game's board left the screen while being played (closed, covered or replaced),
     so the bot stopped rather than click blind."""
+
+
+class FailSafeStop(AutoplayError):
+    """The person at the screen moved the pointer to a corner: pyautogui's fail-safe
+    stopped the bot before its next action."""

@@ -23,6 +23,7 @@ is data: one :class:`Playbook` per skin in :data:`PLAYBOOKS`.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import sys
@@ -40,7 +41,14 @@ from autoplay import vision
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, Board, Cell
 from autoplay.deduce import deduce
 from autoplay.desktop import Capture, Region, find_window, xdotool
-from autoplay.errors import DesktopError, InconsistentBoard, NoBoardFound, UnknownCells, WindowLost
+from autoplay.errors import (
+    DesktopError,
+    FailSafeStop,
+    InconsistentBoard,
+    NoBoardFound,
+    UnknownCells,
+    WindowLost,
+)
 from autoplay.player import FirstClick, GameResult, Outcome, first_click_cell
 from autoplay.sim import three_bv
 from autoplay.stats import GameRecord
@@ -133,6 +141,9 @@ class Playbook:
     """After a loss the game shows every mine, so the layout (and its 3BV) is known."""
     hover: bool = False
     """The game lights the tile under the pointer, so the pointer waits beside the board."""
+    flags_to_win: bool = False
+    """The game calls a game won only once every mine is flagged, not when every safe cell
+    is open: the bot then flags the cells left, which are all mines."""
 
 
 PLAYBOOKS: dict[str, Playbook] = {
@@ -145,7 +156,7 @@ PLAYBOOKS: dict[str, Playbook] = {
     "gnome-mines": Playbook("opening", Dialog("^Congratulations"), new_game=("ctrl+r",),
                             hover=True),
     # It opens an area by itself at the start: there is no first click to make.
-    "xdemineur": Playbook("opening", Face(above=41, size=22)),
+    "xdemineur": Playbook("opening", Face(above=41, size=22), flags_to_win=True),
     "xbomb": Playbook("safe", None, new_game=("s",)),
     "ace-minesweeper": Playbook(None, Face(above=17, size=24)),
 }
@@ -265,15 +276,28 @@ class Screen:
 
     def click(self, x: int, y: int, button: Button) -> None:
         """Click at a screen point. Only :meth:`ScreenGame._press` calls this."""
-        _pyautogui(self.display).click(x, y, button=button)
+        self._act(lambda gui: gui.click(x, y, button=button))
 
     def move(self, x: int, y: int) -> None:
         """Move the pointer (the fail-safe is checked first, as for every action)."""
-        _pyautogui(self.display).moveTo(x, y)
+        self._act(lambda gui: gui.moveTo(x, y))
 
     def keys(self, chord: str) -> None:
         """Press a key or a chord such as ``ctrl+r`` in the window that has the focus."""
-        _pyautogui(self.display).hotkey(*chord.split("+"))
+        self._act(lambda gui: gui.hotkey(*chord.split("+")))
+
+    def _act(self, action: Callable[[ModuleType], object]) -> None:
+        """Do one pyautogui action; its fail-safe, which checks the pointer before every
+        action, stops the run.
+
+        :raises FailSafeStop: when the pointer is in a screen corner.
+        """
+        gui = _pyautogui(self.display)
+        try:
+            action(gui)
+        except gui.FailSafeException:
+            raise FailSafeStop("stopped: the mouse was moved to a screen corner "
+                               "(pyautogui fail-safe)") from None
 
 
 # --- A game on the screen --------------------------------------------------------------------
@@ -303,12 +327,13 @@ class ScreenGame:
 
     Built by :func:`find_game`. ``mines`` is the game's mine total when known: it lets the
     deducer use the count and the board tell a win. ``speed`` is a pause after each click,
-    for a person to follow. ``on_frame`` sees the board after every click, once drawn.
+    for a person to follow. ``on_frame`` sees the board at the start of each game (with
+    True) and after every click, once drawn (with False).
     """
 
     def __init__(self, screen: Screen, reading: Reading, skin: Skin, search: Region, *,
                  mines: int | None = None, speed: float = 0.0, redraw_timeout: float = 2.0,
-                 on_frame: Callable[[Image], None] | None = None) -> None:
+                 on_frame: Callable[[Image, bool], None] | None = None) -> None:
         self.screen, self.skin, self.search = screen, skin, search
         self.playbook = PLAYBOOKS.get(skin.name, UNKNOWN_GAME)
         self.mines, self.speed, self.redraw_timeout = mines, speed, redraw_timeout
@@ -400,11 +425,14 @@ class ScreenGame:
         the layout)."""
         layout = layout_shown(result.board, self._outcome, self.playbook)
         width, height = self.geometry.cols, self.geometry.rows
-        return GameRecord.of(
+        record = GameRecord.of(
             result, source=f"desktop/{self.skin.name}", width=width, height=height,
             mines=self.mines if self.mines is not None else len(layout or ()),
             rules="standard", first_click=self.playbook.first_click or "none", seed=None,
             three_bv=None if layout is None else three_bv(width, height, layout))
+        # Every click on this game's board: the player's, and the flags a game wants at
+        # the end (flags_to_win).
+        return dataclasses.replace(record, clicks=len(self.clicks) - self._first_click)
 
     @property
     def frame(self) -> Image:
@@ -419,10 +447,11 @@ class ScreenGame:
 
     def _start(self) -> None:
         """A game begins: remember the face's look, to see it change at the end."""
+        self._first_click = len(self.clicks)
         face = self.playbook.sign
         self._face = self._grab_at(face.region(self.geometry)) if isinstance(face, Face) else None
         if self.on_frame is not None:
-            self.on_frame(self._frame)
+            self.on_frame(self._frame, True)
 
     def _region(self) -> Region:
         return _screen_region(self.geometry)
@@ -467,7 +496,7 @@ class ScreenGame:
                              f"is the game paused, covered or not responding?")
         self._look(frame)
         if self.on_frame is not None:
-            self.on_frame(self._frame)
+            self.on_frame(self._frame, False)
         if self.speed:
             time.sleep(self.speed)
 
@@ -577,6 +606,12 @@ class ScreenGame:
         :raises DesktopError: when the game's sign says the other outcome than the board.
         """
         sign = self.playbook.sign
+        if self.playbook.flags_to_win and self._outcome == "won":
+            for cell in self._board.unknown_cells():
+                x, y = self.geometry.centre(cell)
+                self._press(round(x), round(y), "right", self._region())
+                self._frame = self.screen.capture.changed(
+                    self._region(), self._frame, timeout=self.redraw_timeout, interval=0.01)[0]
         deadline = time.monotonic() + timeout
         self.sign_seen = False
         while sign is not None and not self.sign_seen and time.monotonic() < deadline:
@@ -617,18 +652,29 @@ def _same_game(before: Board, now: Board) -> bool:
 
 
 def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int | None = None,
-              speed: float = 0.0, on_frame: Callable[[Image], None] | None = None
-              ) -> ScreenGame:
-    """Find a board of one of ``skins`` in ``search`` and make it a game to play.
+              speed: float = 0.0, on_frame: Callable[[Image, bool], None] | None = None,
+              timeout: float = 0.0) -> ScreenGame:
+    """Find a board of one of ``skins`` in ``search`` and make it a game to play, looking
+    again for up to ``timeout`` seconds (a game just started may not be drawn yet).
 
     :raises NoBoardFound: when there is none.
     :raises UnknownCells: when one is found but some of its cells are not recognised.
     """
-    image = screen.capture.grab(search)
-    reading = vision.read_screenshot(image, skins)
-    if not reading.is_complete():
-        raise UnknownCells(f"{len(reading.unrecognized)} cells of the {reading.skin} board not "
-                           f"recognised, so not guessed: {vision.describe(reading)}", reading)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            reading = vision.read_screenshot(screen.capture.grab(search), skins)
+        except NoBoardFound:
+            if time.monotonic() > deadline:
+                raise
+        else:
+            if reading.is_complete():
+                break
+            if time.monotonic() > deadline:
+                raise UnknownCells(f"{len(reading.unrecognized)} cells of the {reading.skin} "
+                                   f"board not recognised, so not guessed: "
+                                   f"{vision.describe(reading)}", reading)
+        time.sleep(0.1)
     skin = next(skin for skin in skins if skin.name == reading.skin)
     geometry = reading.geometry.moved(search.left, search.top)
     placed = Reading(reading.board, geometry, reading.skin)
