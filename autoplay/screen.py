@@ -28,6 +28,7 @@ import logging
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -235,7 +236,10 @@ def _pyautogui(display: str) -> ModuleType:
     if _bound_display != display:
         raise DesktopError(f"this process clicks on display {_bound_display} already, "
                            f"not {display}")
-    import pyautogui
+    with warnings.catch_warnings():
+        # pyscreeze, imported by pyautogui, drops a `which` subprocess with its pipes open.
+        warnings.simplefilter("ignore", ResourceWarning)
+        import pyautogui
 
     pyautogui.FAILSAFE = True  # a pointer in a screen corner stops everything
     pyautogui.PAUSE = 0.0  # waits are for the game to redraw, polled by the caller
