@@ -41,7 +41,7 @@ import numpy as np
 from autoplay import vision
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, Board, Cell
 from autoplay.deduce import deduce
-from autoplay.desktop import Capture, Region, find_window, xdotool
+from autoplay.desktop import Capture, Region, xdotool
 from autoplay.errors import (
     DesktopError,
     FailSafeStop,
@@ -142,6 +142,9 @@ class Playbook:
     """After a loss the game shows every mine, so the layout (and its 3BV) is known."""
     hover: bool = False
     """The game lights the tile under the pointer, so the pointer waits beside the board."""
+    still: float = 0.01
+    """How long the board must hold unchanged to count as drawn, in seconds: a game that
+    draws cell by cell, slowly, needs longer."""
     flags_to_win: bool = False
     """The game calls a game won only once every mine is flagged, not when every safe cell
     is open: the bot then flags the cells left, which are all mines."""
@@ -158,7 +161,7 @@ PLAYBOOKS: dict[str, Playbook] = {
                             hover=True),
     # It opens an area by itself at the start: there is no first click to make.
     "xdemineur": Playbook("opening", Face(above=41, size=22), flags_to_win=True),
-    "xbomb": Playbook("safe", None, new_game=("s",)),
+    "xbomb": Playbook("safe", None, new_game=("s",), still=0.05),
     "ace-minesweeper": Playbook(None, Face(above=17, size=24)),
 }
 """The shipped skins' games; a skin learned by the user gets :data:`UNKNOWN_GAME`."""
@@ -400,6 +403,8 @@ class ScreenGame:
             self._park(inside=True)  # keys go to the window under the pointer, or focused
             for chord in self.playbook.new_game:
                 self.screen.keys(chord)
+            if self.playbook.hover:
+                self._park(inside=False)
         elif face is not None:
             area = face.region(self.geometry)
             self._press(area.left + area.width // 2, area.top + area.height // 2, "left", area)
@@ -417,6 +422,8 @@ class ScreenGame:
                     and judge(board.with_mines(self.mines)) == "playing"):
                 break
             if time.monotonic() > deadline:
+                if not reading.is_complete():
+                    raise _unknown_cells(reading)
                 raise DesktopError(f"no new {self.skin.name} game appeared within {timeout} s")
             time.sleep(0.05)
         self._board, self._frame, self._outcome = board.with_mines(self.mines), frame, "playing"
@@ -489,11 +496,12 @@ class ScreenGame:
         if self.playbook.hover:
             self._park(inside=False)
         frame, changed = self.screen.capture.changed(self._region(), self._frame,
-                                                     timeout=self.redraw_timeout, interval=0.01)
+                                                     timeout=self.redraw_timeout,
+                                                     interval=self.playbook.still)
         # A game may draw the pressed cell before it answers the release; that look holds
         # still for as long as the game is slow to answer.
         while changed and not self._answered(frame, cell) and time.monotonic() < deadline:
-            frame = self.screen.capture.still(self._region(), interval=0.01)
+            frame = self.screen.capture.still(self._region(), interval=self.playbook.still)
         self._idle = 0 if changed else self._idle + 1
         if self._idle >= 2:
             raise WindowLost(f"two clicks on the {self.skin.name} board changed nothing: "
@@ -588,13 +596,30 @@ class ScreenGame:
         frame = self._settled(self._grab())
         again = self._read(frame)
         if not _same_game(self._board, again.board):
-            raise WindowLost(f"the {self.skin.name} board changed under the bot (another "
-                             f"game?): stopped")
+            raise WindowLost(f"the {self.skin.name} board changed under the bot (an opened "
+                             f"cell shows another count: another game, or a misread): stopped")
         if not again.is_complete():
-            raise UnknownCells(f"{len(again.unrecognized)} cells of the {self.skin.name} board "
-                               f"not recognised, so not guessed: {vision.describe(again)}",
-                               again)
+            raise _unknown_cells(again)
         return frame, again
+
+    def _close_dialog(self, sign: Dialog, timeout: float) -> None:
+        """Close the game's dialog with its key, trying each window of its name (a toolkit
+        can show one and drop another of the same name while it opens).
+
+        :raises DesktopError: when it is still there after ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        while windows := xdotool(self.screen.display, "search", "--onlyvisible", "--name",
+                                 sign.name).split():
+            if time.monotonic() > deadline:
+                raise DesktopError(f"the {self.skin.name} {sign.name!r} window does not close")
+            for window in windows:
+                try:
+                    xdotool(self.screen.display, "windowfocus", "--sync", window)
+                    xdotool(self.screen.display, "key", "--window", window, sign.close)
+                except DesktopError:
+                    continue  # gone meanwhile
+            time.sleep(0.05)
 
     def _dialog_shown(self) -> bool:
         sign = self.playbook.sign
@@ -615,7 +640,8 @@ class ScreenGame:
                 x, y = self.geometry.centre(cell)
                 self._press(round(x), round(y), "right", self._region())
                 self._frame = self.screen.capture.changed(
-                    self._region(), self._frame, timeout=self.redraw_timeout, interval=0.01)[0]
+                    self._region(), self._frame, timeout=self.redraw_timeout,
+                    interval=self.playbook.still)[0]
         deadline = time.monotonic() + timeout
         self.sign_seen = False
         while sign is not None and not self.sign_seen and time.monotonic() < deadline:
@@ -639,13 +665,16 @@ class ScreenGame:
             log.warning("%s did not show that the game is %s within %s s", self.skin.name,
                         self._outcome, timeout)
         if isinstance(sign, Dialog) and self.sign_seen:
-            window = find_window(self.screen.display, ("--name", sign.name), timeout=timeout)
-            xdotool(self.screen.display, "windowfocus", "--sync", window)
-            xdotool(self.screen.display, "key", "--window", window, sign.close)
+            self._close_dialog(sign, timeout)
         frame = self._settled(self._grab())
         reading = self._read(frame)
         if reading.is_complete() and _same_game(self._board, reading.board):
             self._frame, self._board = frame, reading.board.with_mines(self.mines)
+
+
+def _unknown_cells(reading: Reading) -> UnknownCells:
+    return UnknownCells(f"{len(reading.unrecognized)} cells of the {reading.skin} board not "
+                        f"recognised, so not guessed: {vision.describe(reading)}", reading)
 
 
 def _same_game(before: Board, now: Board) -> bool:
@@ -675,9 +704,7 @@ def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int |
             if reading.is_complete():
                 break
             if time.monotonic() > deadline:
-                raise UnknownCells(f"{len(reading.unrecognized)} cells of the {reading.skin} "
-                                   f"board not recognised, so not guessed: "
-                                   f"{vision.describe(reading)}", reading)
+                raise _unknown_cells(reading)
         time.sleep(0.1)
     skin = next(skin for skin in skins if skin.name == reading.skin)
     geometry = reading.geometry.moved(search.left, search.top)
