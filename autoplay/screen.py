@@ -31,7 +31,6 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import Literal
 
@@ -53,13 +52,13 @@ from autoplay.errors import (
 from autoplay.player import FirstClick, GameResult, Outcome, first_click_cell
 from autoplay.sim import three_bv
 from autoplay.stats import GameRecord
-from autoplay.vision import Geometry, Image, Reading, Skin
+from autoplay.vision import SHIPPED_SKINS, Geometry, Image, Reading, Skin
 
 log = logging.getLogger(__name__)
 
 Button = Literal["left", "right"]
-SIGNS = Path(__file__).resolve().parent.parent / "signs"
-"""Pictures of the games' own end signs (the project is installed editable)."""
+SIGNS = SHIPPED_SKINS
+"""Pictures of the games' own end signs live beside their skin's templates."""
 
 
 # --- What each game does around its board -------------------------------------------------
@@ -73,7 +72,7 @@ class StatusText:
     """
 
     images: tuple[tuple[Outcome, str], ...]
-    """(outcome, file name in ``signs/``) pairs."""
+    """(outcome, path under ``templates/``) pairs."""
     below: tuple[float, float] = (1.0, 5.0)
     """The strip, in cell pitches below the board's bottom edge."""
 
@@ -153,8 +152,8 @@ class Playbook:
 PLAYBOOKS: dict[str, Playbook] = {
     # The layout is made at the first click, around it: an opening. 'n' keeps the size and
     # mine count when the game was started from parameters (9x9n10), not from a game ID.
-    "sgt-mines": Playbook("opening", StatusText((("won", "sgt-mines-won.png"),
-                                                 ("lost", "sgt-mines-lost.png"))),
+    "sgt-mines": Playbook("opening", StatusText((("won", "sgt-mines/signs/won.png"),
+                                                 ("lost", "sgt-mines/signs/lost.png"))),
                           new_game=("n",), shows_mines=False),
     # After a win or a loss Ctrl+R starts the same size again with no question asked.
     "gnome-mines": Playbook("opening", Dialog("^Congratulations"), new_game=("ctrl+r",),

@@ -29,6 +29,7 @@ from autoplay.desktop import GameWindow, Region, launch_game, xdotool
 from autoplay.errors import DesktopError, UnknownCells, WindowLost
 from autoplay.player import play
 from autoplay.screen import (
+    PLAYBOOKS,
     SIGNS,
     Screen,
     ScreenGame,
@@ -195,8 +196,9 @@ def test_made_sgt_mines_boards_are_won_without_a_guess(xvfb: str, screen: Screen
 
 
 def test_the_status_words_tell_won_from_lost() -> None:
-    sign = StatusText((("won", "sgt-mines-won.png"), ("lost", "sgt-mines-lost.png")))
-    assert (SIGNS / "sgt-mines-won.png").is_file()
+    sign = PLAYBOOKS["sgt-mines"].sign
+    assert isinstance(sign, StatusText)
+    assert all((SIGNS / name).is_file() for _, name in sign.images)
     for name, expected in [("9x9-won", "won"), ("16x16-lost", "lost"), ("30x16-won", "won"),
                            ("30x16-lost", "lost"), ("9x9-mid", None), ("16x16-new", None)]:
         image = cv2.imread(str(SCREENSHOTS / "sgt-mines" / f"{name}.png"))
