@@ -639,18 +639,23 @@ def _ladder(skin: Skin) -> list[float]:
 def _best(image: Image, skin: Skin, lattices: list[tuple[float, Geometry]], *,
           snapped: bool = False) -> _Candidate | None:
     """The best board settled from rough lattices; a lattice whose middle lies on a
-    board already found, every cell of it recognised almost exactly, is that board, and
-    is skipped. (A board matched loosely may be a lattice of half the pitch on a board of
-    plain covered cells, which a lattice at the right pitch beats.) ``snapped``: see
-    :func:`_settle`."""
+    board already found, every cell of it recognised, is that board, and is skipped: when
+    that board was matched almost exactly, or its pitch is within a tenth of the lattice's.
+    (A board matched loosely may be a lattice of half the pitch on a board of plain covered
+    cells, which a lattice at the right pitch beats.) ``snapped``: see :func:`_settle`."""
     found: list[_Candidate] = []
     for weight, geometry in lattices:
         middle = geometry.centre(Cell(geometry.rows // 2, geometry.cols // 2))
-        if not any(_covers(candidate.geometry, middle) and candidate.is_exact()
+        if not any(_covers(candidate.geometry, middle) and candidate.is_complete()
+                   and (candidate.is_exact() or _same_pitch(candidate.geometry, geometry))
                    for candidate in found):
             candidate = _settle(image, skin, geometry, snapped=snapped, weight=weight)
             found += [candidate] if candidate is not None else []
     return max(found, key=_rank, default=None)
+
+
+def _same_pitch(a: Geometry, b: Geometry) -> bool:
+    return abs(a.pitch_x / b.pitch_x - 1) < 0.1 and abs(a.pitch_y / b.pitch_y - 1) < 0.1
 
 
 def _on_pixels(geometry: Geometry, skin: Skin, scale: float) -> Geometry:
