@@ -12,12 +12,16 @@ in order:
    the game tree is searched for the click that wins in the most of them (not the one that
    survives most: a click that survives but leaves a coin toss is worth half);
 3. *secondary safety*: among the cells nearly as safe as the safest, the one that best
-   survives this click and the next. For each number ``v`` the cell could show, the board
-   is counted again with it shown, and its two safest cells s1 and s2 give
-   ``P(shows v)·(4·s1 + s2)/5``, summed over ``v``; a nudge of 0.1% times the chance that a
-   proven-safe cell follows breaks near-ties. A cell that can show only one number is
-   *dead*: opening it tells nothing, so it can be left for later at no cost, and it is
-   played only when every candidate is dead.
+   survives this click and the next. For each number ``v`` the cell
+   could show, the board is counted again with it shown, and its two safest cells s1 and
+   s2 give ``P(shows v)·(4·s1 + s2)/5``, summed over ``v``; a nudge of 0.1% times the
+   chance that a proven-safe cell follows breaks near-ties. A cell that can show only one
+   number is *dead*: opening it tells nothing, so it can be left for later at no cost, and
+   it is played only when every candidate is dead.
+
+   The candidates are the frontier cells with at least nine tenths of the safest cell's
+   safe layouts and, when they are within a twentieth of the safest frontier cell, the
+   cells touching no count (only the promising ones when there are many).
 
 The counts are exact integers from :class:`~autoplay.odds.LayoutCounter`, which re-enumerates
 only the component each imagined number changes. Past the work bound, the lowest
@@ -53,11 +57,11 @@ ENDGAME_NODES = 10_000
 """Positions the endgame search may visit before it gives up for secondary safety."""
 CANDIDATES = 20
 """At most this many cells are looked ahead from, the safest first."""
-OUTSIDE_CANDIDATES = 6
-"""Of the cells touching no count (all equally safe), this many are candidates: those with
-the fewest unopened neighbours, likeliest to open an area, and those next to the frontier."""
 _NUDGE = 1000
 """Secondary safety is multiplied by 1 + P(progress) / _NUDGE."""
+ALL_OUTSIDE = 30
+"""When this many cells touching no count are as safe as a candidate, only the promising
+ones are looked ahead from."""
 
 
 class _TooBig(Exception):
@@ -224,27 +228,14 @@ def _secondary_safety(problem: Problem, counter: LayoutCounter, count: Count,
                       mined: dict[int, int], rng: random.Random) -> int | None:
     """The living candidate with the best secondary safety (see the module docstring), the
     safest dead one if all are dead, or None when a count runs past the work bound."""
-    board = problem.board
     layouts = count.layouts
-    frontier = set(problem.frontier)
-
-    def tie_break(j: int) -> tuple[int, int, int]:
-        return mined[j], unopened_around(board, j), j
-
-    outside = sorted((j for j in problem.outside if mined[j] < layouts), key=tie_break)
-    near = [j for j in outside if frontier.intersection(board.neighbour_indices(j))]
-    chosen = set(outside[:OUTSIDE_CANDIDATES // 2] + near[:OUTSIDE_CANDIDATES // 2])
-    candidates = sorted((j for j in problem.frontier if mined[j] < layouts), key=tie_break)
-    candidates = sorted(candidates + sorted(chosen), key=tie_break)[:CANDIDATES]
-    scores: dict[int, int] = {}
+    candidates = _candidates(problem, mined, layouts)
+    scores: dict[int, Fraction] = {}
     dead: list[int] = []
     for j in candidates:
-        safe = layouts - mined[j]
-        floor = max(scores.values(), default=0)
-        if 5 * safe * (_NUDGE * layouts + safe) < floor:
-            break
+        floor = max(scores.values(), default=Fraction(0))
         try:
-            score = _score(problem, counter, j, safe, layouts, floor)
+            score = _score(problem, counter, j, mined, layouts, floor)
         except _OutOfBudgetAhead:
             return None
         if score is None:
@@ -257,17 +248,57 @@ def _secondary_safety(problem: Problem, counter: LayoutCounter, count: Count,
     return rng.choice([j for j, score in scores.items() if score == top])
 
 
+def _candidates(problem: Problem, mined: dict[int, int], layouts: int) -> list[int]:
+    """The cells worth looking ahead from, safest first: those on the frontier with at
+    least nine tenths of the safest cell's safe layouts, and the cells touching no count
+    when these are within a twentieth of the safest frontier cell (only the promising ones
+    when there are :data:`ALL_OUTSIDE` or more); at most :data:`CANDIDATES` of them."""
+    board = problem.board
+
+    def tie_break(j: int) -> tuple[int, int, int]:
+        return mined[j], unopened_around(board, j), j
+
+    safest = layouts - min(mined.values())
+    edge = [j for j in problem.frontier if mined[j] < layouts]
+    edge_best = layouts - min((mined[j] for j in edge), default=layouts)
+    candidates = [j for j in edge if 10 * (layouts - mined[j]) >= 9 * safest]
+    outside = [j for j in problem.outside if mined[j] < layouts]
+    if outside and 20 * (layouts - mined[outside[0]]) > 19 * edge_best:
+        if len(outside) >= ALL_OUTSIDE:
+            outside = _promising(problem, outside) or outside
+        candidates += outside
+    return sorted(candidates, key=tie_break)[:CANDIDATES]
+
+
+def _promising(problem: Problem, outside: list[int]) -> list[int]:
+    """The cells touching no count that are worth a look: two steps straight from a count
+    (their number will link to the frontier), or with two or three unopened neighbours
+    (likely to show a zero)."""
+    board = problem.board
+    states = board.states
+    width, height = board.width, board.height
+    chosen = set()
+    for i, state in enumerate(states):
+        if state < 0 or all(states[j] != UNKNOWN for j in board.neighbour_indices(i)):
+            continue
+        row, col = divmod(i, width)
+        for r, c in ((row - 2, col), (row + 2, col), (row, col - 2), (row, col + 2)):
+            if 0 <= r < height and 0 <= c < width:
+                chosen.add(r * width + c)
+    return [j for j in outside if j in chosen or 2 <= unopened_around(board, j) <= 3]
+
+
 class _OutOfBudgetAhead(Exception):
     """A position looked at ahead needed more than the work bound."""
 
 
-def _score(problem: Problem, counter: LayoutCounter, cell: int, safe: int, layouts: int,
-           floor: int) -> int | None:
+def _score(problem: Problem, counter: LayoutCounter, cell: int, mined: dict[int, int],
+           layouts: int, floor: Fraction) -> Fraction | None:
     """Secondary safety of ``cell`` with its nudge, times 5·layouts·_NUDGE·layouts, so that
-    it is an exact integer; None for a dead cell, -1 once it cannot reach ``floor``.
-
-    ``safe`` is the number of layouts without a mine on ``cell``.
-    """
+    it is an exact integer; None for a dead cell, -1 once it cannot reach ``floor``."""
+    safe = layouts - mined[cell]
+    if 5 * safe * (_NUDGE * layouts + safe) < floor:
+        return Fraction(-1)
     board = problem.board
     around = board.neighbour_indices(cell)
     known = sum(1 for j in around if is_mine_like(board.states[j]))
@@ -288,8 +319,8 @@ def _score(problem: Problem, counter: LayoutCounter, cell: int, safe: int, layou
         progress += after.layouts if first == 0 else 0
         left -= after.layouts
         if (total + 5 * left) * (_NUDGE * layouts + progress + left) < floor:
-            return -1
-    return total * (_NUDGE * layouts + progress)
+            return Fraction(-1)
+    return Fraction(total * (_NUDGE * layouts + progress))
 
 
 def secondary_safety(board: Board, cell: Cell, *,
@@ -303,15 +334,15 @@ def secondary_safety(board: Board, cell: Cell, *,
     counter = LayoutCounter(budget)
     count = counter.count(problem)
     index = board.index(cell)
-    mined = None if count is None else count.mined().get(index)
-    if count is None or mined is None or mined == count.layouts:
+    mined = None if count is None else count.mined()
+    if count is None or mined is None or mined.get(index, count.layouts) == count.layouts:
         return None
     layouts = count.layouts
     try:
-        score = _score(problem, counter, index, layouts - mined, layouts, 0)
+        score = _score(problem, counter, index, mined, layouts, Fraction(0))
     except _OutOfBudgetAhead:
         return None
-    return None if score is None else Fraction(score, 5 * layouts * _NUDGE * layouts)
+    return None if score is None else score / (5 * layouts * _NUDGE * layouts)
 
 
 def _two_safest(count: Count, skip: int) -> tuple[int, int]:

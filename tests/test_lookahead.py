@@ -14,6 +14,9 @@ from autoplay.board import Board, Cell, is_mine_like
 from autoplay.deduce import Problem, deduce
 from autoplay.errors import InconsistentBoard
 from autoplay.lookahead import (
+    ALL_OUTSIDE,
+    CANDIDATES,
+    _candidates,
     choose_guess,
     endgame_move,
     forced_pair,
@@ -27,9 +30,10 @@ from tests.brute import MAX_UNKNOWN, enumerate_layouts
 Layout = frozenset[Cell]
 
 
-def guess_positions(width: int, height: int, mines: int, games: int) -> Iterator[Board]:
+def guess_positions(width: int, height: int, mines: int, games: int, *,
+                    most_unknown: int = MAX_UNKNOWN) -> Iterator[Board]:
     """Every position of some simulated games where a guess is needed, with at most
-    ``MAX_UNKNOWN`` cells left (guessing by the lowest probability to go on)."""
+    ``most_unknown`` cells left (guessing by the lowest probability to go on)."""
     for seed in range(games):
         game = SimGame(width, height, mines, rng=random.Random(seed))
         game.reveal(Cell(0, 0))
@@ -39,7 +43,7 @@ def guess_positions(width: int, height: int, mines: int, games: int) -> Iterator
             if safe:
                 game.reveal(min(safe))
                 continue
-            if len(board.unknown_cells()) <= MAX_UNKNOWN:
+            if len(board.unknown_cells()) <= most_unknown:
                 yield board
             game.reveal(lowest_probability_guess(board, random.Random(seed)).cell)
 
@@ -125,11 +129,21 @@ def test_the_endgame_search_gives_up_past_its_node_bound() -> None:
     assert endgame_move(Problem(board), layouts, nodes=1) is None
 
 
+def mined_in(part: frozenset[Layout]) -> dict[Cell, int]:
+    """For each cell, how many layouts of ``part`` mine it."""
+    tally: dict[Cell, int] = {}
+    for layout in part:
+        for cell in layout:
+            tally[cell] = tally.get(cell, 0) + 1
+    return tally
+
+
 @pytest.mark.parametrize("board", POSITIONS[::3], ids=str)
 def test_secondary_safety_is_that_of_brute_force(board: Board) -> None:
     truth = enumerate_layouts(board)
     total = truth.layouts
-    for cell in board.unknown_cells():
+    unknown = board.unknown_cells()
+    for cell in unknown:
         if truth.mined_in[cell] == total:
             continue
         parts = by_shown(board, cell, truth.fitting)
@@ -137,14 +151,33 @@ def test_secondary_safety_is_that_of_brute_force(board: Board) -> None:
         if len(parts) > 1:
             score = progress = 0
             for part in parts:
-                mined = sorted(m for m in (sum(c in lay for lay in part) for c in
-                                           board.unknown_cells() if c != cell) if m < len(part))
+                tally = mined_in(part)
+                mined = sorted(tally.get(c, 0) for c in unknown if c != cell
+                               and tally.get(c, 0) < len(part))
                 first, second = ([*mined, 0, 0])[:2]
                 score += 5 * len(part) - 4 * first - second
                 progress += len(part) if first == 0 else 0
             expected = Fraction(score, 5 * total) * Fraction(1000 * total + progress,
                                                              1000 * total)
         assert secondary_safety(board, cell) == expected, cell
+
+
+@pytest.mark.parametrize("board", list(guess_positions(16, 16, 40, 20, most_unknown=256))[::3],
+                         ids=str)
+def test_the_candidates_are_nearly_as_safe_as_the_safest(board: Board) -> None:
+    problem = Problem(board)
+    count = LayoutCounter().count(problem)
+    assert count is not None
+    mined = count.mined()
+    layouts = count.layouts
+    found = _candidates(problem, mined, layouts)
+    safest = layouts - min(mined.values())
+    assert found and len(found) <= CANDIDATES
+    assert [mined[j] for j in found] == sorted(mined[j] for j in found)
+    assert all(10 * (layouts - mined[j]) >= 9 * safest for j in found)
+    # The safest cell comes first, unless it touches no count and is not promising.
+    outside = [j for j in problem.outside if mined[j] < layouts]
+    assert mined[found[0]] == min(mined.values()) or len(outside) >= ALL_OUTSIDE
 
 
 def forced(text: str) -> tuple[Cell, Cell] | None:
