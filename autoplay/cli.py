@@ -33,16 +33,26 @@ from autoplay import vision
 from autoplay.annotate import draw_deduction
 from autoplay.board import FLAG, MINE, UNKNOWN, Board, Cell, state_char
 from autoplay.deduce import Deduction, count_layouts, deduce, find_layout, wrong_flags
-from autoplay.errors import AutoplayError, ImpossibleCount, InconsistentBoard, UnknownCells
+from autoplay.desktop import LEVELS, Region, VirtualDisplay, launch_game
+from autoplay.errors import (
+    AutoplayError,
+    FailSafeStop,
+    ImpossibleCount,
+    InconsistentBoard,
+    UnknownCells,
+)
 from autoplay.lookahead import choose_guess
 from autoplay.nonogram import Clues, solutions
 from autoplay.odds import Guess, Odds, mine_probabilities
 from autoplay.pb import z3_version
-from autoplay.player import STRATEGIES, FirstClick, Strategy
-from autoplay.report import Comparison, compare, summarize
+from autoplay.player import STRATEGIES, FirstClick, GameResult, Strategy, play
+from autoplay.recording import Recording
+from autoplay.report import Comparison, Summary, compare, summarize
 from autoplay.report import plot as draw
+from autoplay.screen import Screen, ScreenGame, find_game
+from autoplay.screen import play_games as play_screen_games
 from autoplay.sim import PRESETS, Rules, SimConfig, play_games
-from autoplay.stats import StatsStore, default_path
+from autoplay.stats import GameRecord, StatsStore, default_path
 
 _COUNT_STYLES = ["dim", "blue", "green", "red", "navy_blue", "dark_red", "cyan", "white", "grey50"]
 
@@ -53,6 +63,9 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except FailSafeStop as error:
+            click.echo(str(error), err=True)
+            ctx.exit(1)
         except AutoplayError as error:
             if ctx.meta.get("autoplay.debug"):
                 raise
@@ -536,6 +549,26 @@ def _progress(games: int, quiet: bool) -> Iterator[Callable[[bool], None]]:
         yield advance
 
 
+def _summary_table(summaries: list[Summary], title: str) -> Table:
+    """One row per configuration: games, wins with their interval, guesses and speed."""
+    table = Table(title=title)
+    table.caption = "guesses, ms and 3BV/s per game; ms: median and mean; 3BV/s: won games"
+    for column in ("source", "board", "rules", "first click", "strategy", "games", "won",
+                   "95% interval", "guesses", "ms", "ms mean", "3BV/s"):
+        table.add_column(column, justify="right" if column[0] in "gw9m3" else "left",
+                         no_wrap=True)
+    for s in summaries:
+        low, high = s.ci95
+        speed = s.three_bv_per_second
+        c = s.configuration
+        table.add_row(c.source, c.board, c.rules, c.opening, c.strategy, str(s.games),
+                      f"{100 * s.win_rate:.1f}%",
+                      f"{100 * low:.1f}-{100 * high:.1f}%", f"{s.guesses_per_game:.2f}",
+                      f"{1000 * s.median_seconds:.1f}", f"{1000 * s.seconds_per_game:.1f}",
+                      "" if speed is None else f"{speed:.0f}")
+    return table
+
+
 def _comparison_table(comparisons: list[Comparison]) -> Table:
     """Strategies side by side on the same seeds."""
     table = Table(title="strategies on the same games (same seeds)")
@@ -582,23 +615,8 @@ def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
     if not games:
         click.echo(f"no games recorded in {path}")
         return
-    table = Table(title=f"{len(games)} games recorded in {path}")
-    table.caption = "guesses, ms and 3BV/s per game; ms: median and mean; 3BV/s: won games"
-    for column in ("source", "board", "rules", "first click", "strategy", "games", "won",
-                   "95% interval", "guesses", "ms", "ms mean", "3BV/s"):
-        table.add_column(column, justify="right" if column[0] in "gw9m3" else "left",
-                         no_wrap=True)
-    for s in summaries:
-        low, high = s.ci95
-        speed = s.three_bv_per_second
-        c = s.configuration
-        table.add_row(c.source, c.board, c.rules, c.opening, c.strategy, str(s.games),
-                      f"{100 * s.win_rate:.1f}%",
-                      f"{100 * low:.1f}-{100 * high:.1f}%", f"{s.guesses_per_game:.2f}",
-                      f"{1000 * s.median_seconds:.1f}", f"{1000 * s.seconds_per_game:.1f}",
-                      "" if speed is None else f"{speed:.0f}")
     console = Console(width=max(180, shutil.get_terminal_size().columns))
-    console.print(table)
+    console.print(_summary_table(summaries, f"{len(games)} games recorded in {path}"))
     if comparisons:
         console.print(_comparison_table(comparisons))
     if plot is not None:
@@ -673,3 +691,142 @@ def list_command() -> None:
     """List the installed skins and where they are."""
     for name, folder in vision.skin_folders().items():
         click.echo(f"{name}\t{folder}")
+
+
+_REGION = re.compile(r"(-?\d+),(-?\d+),(\d+),(\d+)")
+
+
+@cli.command("play")
+@click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Games to play; each next one is started the game's own way.")
+@click.option("--flag", "flag_mines", is_flag=True, help="Flag proven mines, as a person would.")
+@click.option("--speed", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              metavar="SECONDS", help="Pause after each click, to watch.")
+@click.option("--skin", "skin_name", metavar="NAME",
+              help="The game's skin (default: the installed skin that fits best).")
+@click.option("--mines", type=click.IntRange(min=0),
+              help="The game's mine count, when known: more is proven, and wins are seen.")
+@click.option("--monitor", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Look for the game on this monitor (0: all of them).")
+@click.option("--region", "region_text", metavar="X,Y,W,H",
+              help="Look for the game in this rectangle of the screen only.")
+@click.option("--strategy", type=click.Choice(STRATEGIES), default="lookahead",
+              show_default=True, help="How to guess when nothing is proven safe.")
+@click.option("--seed", type=int, help="Seed for breaking ties between equal guesses.")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="The statistics file (default: in the user's data directory).")
+@click.option("--dry-run", is_flag=True, help="Read the board and show the next moves; no click.")
+@click.option("--annotate", type=click.Path(dir_okay=False, writable=True), metavar="OUT.png",
+              help="With --dry-run: write the board with the next moves drawn on it.")
+def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | None,
+                 mines: int | None, monitor: int, region_text: str | None, strategy: Strategy,
+                 seed: int | None, db: Path | None, dry_run: bool, annotate: str | None) -> None:
+    """Play the Minesweeper game on the screen, and record every game.
+
+    It finds the board, reads it, clicks only cells proven safe (guessing only when none
+    is), inside the board only. Move the mouse to a screen corner to stop it (pyautogui's
+    fail-safe); Ctrl-C stops it too, with the finished games saved.
+    """
+    if annotate and not dry_run:
+        raise click.UsageError("--annotate goes with --dry-run")
+    screen = Screen()
+    try:
+        search = screen.search_area(monitor, None if region_text is None
+                                    else _region(region_text))
+        game = find_game(screen, search, vision.load_skins(skin_name), mines=mines, speed=speed)
+        if dry_run:
+            board = game.observe()
+            deduction, guess = _print_deduction(board, None, False, False)
+            if annotate:
+                _write_image(annotate, draw_deduction(
+                    game.frame, game.local_geometry(), deduction,
+                    None if guess is None else (guess.cell, float(guess.probability))))
+            return
+        _play_on_screen(game, games, flag_mines=flag_mines, strategy=strategy,
+                        seed=seed, db=db, quiet=False)
+    finally:
+        screen.close()
+
+
+def _region(text: str) -> Region:
+    match = _REGION.fullmatch(text)
+    if match is None or int(match[3]) == 0 or int(match[4]) == 0:
+        raise click.BadParameter(f"expected X,Y,W,H such as 0,0,800,600, got {text!r}",
+                                 param_hint="'--region'")
+    return Region(*map(int, match.groups()))
+
+
+def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy: Strategy,
+                    seed: int | None, db: Path | None, quiet: bool) -> list[GameRecord]:
+    """Play and store the games one by one (an interrupted run keeps the finished ones),
+    printing a line per game unless ``quiet``."""
+    rng = random.Random(seed)
+    path = db or default_path()
+    records: list[GameRecord] = []
+
+    def one(game: ScreenGame) -> GameResult:
+        return play(game, rng=rng, first_click=game.first_cell, flag_mines=flag_mines,
+                    strategy=strategy)
+
+    with StatsStore(path) as store:
+        for record in play_screen_games(game, games, one):
+            store.record(record)
+            records.append(record)
+            if not quiet:
+                click.echo(f"game {len(records)}: {'won' if record.won else 'lost'} "
+                           f"{record.width}x{record.height} in {record.seconds:.2f} s, "
+                           f"{_plural(record.clicks, 'click')}, "
+                           f"{len(record.guesses)} guess{'' if len(record.guesses) == 1 else 'es'}", err=True)
+    if not quiet:
+        click.echo(f"recorded in {path}", err=True)
+    return records
+
+
+@cli.command("demo")
+@click.option("--game", "game_name", type=click.Choice(list(LEVELS)), default="sgt-mines",
+              show_default=True, help="The desktop game to start.")
+@click.option("--preset", type=click.Choice(list(PRESETS)), default="beginner",
+              show_default=True, help="The level (the game's own nearest; see the README).")
+@click.option("--games", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--flag", "flag_mines", is_flag=True, help="Flag proven mines, as a person would.")
+@click.option("--speed", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              metavar="SECONDS", help="Pause after each click.")
+@click.option("--seed", type=int, help="Seed for breaking ties between equal guesses.")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="The statistics file (default: in the user's data directory).")
+@click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path),
+              metavar="FILE", help="Save the boards after every move: FILE.gif animated, or "
+              "FILE.png as a contact sheet.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def demo_command(game_name: str, preset: str, games: int, flag_mines: bool, speed: float,
+                 seed: int | None, db: Path | None, record_path: Path | None,
+                 as_json: bool) -> None:
+    """Play a real desktop game on a virtual screen (Xvfb), no display needed.
+
+    It starts the X server and the game, plays --games games of --preset, records them
+    in the statistics file and prints their summary.
+    """
+    level = LEVELS[game_name][preset]
+    recording = None if record_path is None else Recording()
+    with VirtualDisplay() as display, launch_game(game_name, display.name, level.args):
+        screen = Screen(display.name)
+        try:
+            game = find_game(screen, screen.search_area(), vision.load_skins(game_name),
+                             mines=level.mines, speed=speed, timeout=10.0,
+                             on_frame=None if recording is None else recording.add)
+            records = _play_on_screen(game, games, flag_mines=flag_mines, strategy="lookahead",
+                                      seed=seed, db=db, quiet=as_json)
+        finally:
+            screen.close()
+    if recording is not None and record_path is not None:
+        recording.save(record_path)
+    summary = summarize(records)[0]
+    if as_json:
+        click.echo(json.dumps({"game": game_name, "preset": preset} | summary.as_dict()
+                              | {"db": str(db or default_path())}))
+        return
+    Console(width=max(180, shutil.get_terminal_size().columns)).print(_summary_table(
+        [summary], f"autoplay demo: {game_name}, {preset} ({level.width}x{level.height}/"
+                   f"{level.mines})"))
+    if record_path is not None:
+        click.echo(f"recording saved to {record_path}")

@@ -39,6 +39,17 @@ class Region:
     width: int
     height: int
 
+    def clipped(self, bounds: Region) -> Region:
+        """The part of this rectangle inside ``bounds`` (empty: no width or height).
+
+        >>> Region(-5, 10, 20, 20).clipped(Region(0, 0, 100, 25))
+        Region(left=0, top=10, width=15, height=15)
+        """
+        left, top = max(self.left, bounds.left), max(self.top, bounds.top)
+        right = min(self.left + self.width, bounds.left + bounds.width)
+        bottom = min(self.top + self.height, bounds.top + bounds.height)
+        return Region(left, top, max(0, right - left), max(0, bottom - top))
+
 
 @dataclass(frozen=True, slots=True)
 class GameSpec:
@@ -65,6 +76,38 @@ GAMES: dict[str, GameSpec] = {
 """The games installed by ``.ci/setup``, by the name used for their skin."""
 
 Image = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A game's own level nearest a classic preset: how to start it, and its board."""
+
+    args: tuple[str, ...]
+    width: int
+    height: int
+    mines: int
+
+
+LEVELS: dict[str, dict[str, Level]] = {
+    # Any size: the classic ones, from parameters (so that 'n' keeps the mine count), in
+    # Tatham's default "unique" generation: every game can be solved without a guess.
+    "sgt-mines": {"beginner": Level(("9x9n10",), 9, 9, 10),
+                  "intermediate": Level(("16x16n40",), 16, 16, 40),
+                  "expert": Level(("30x16n99",), 30, 16, 99)},
+    # Its own three sizes; its beginner is 8x8.
+    "gnome-mines": {"beginner": Level(("--small",), 8, 8, 10),
+                    "intermediate": Level(("--medium",), 16, 16, 40),
+                    "expert": Level(("--big",), 30, 16, 99)},
+    # At least 12 columns: beginner is 12x9 with the 10 mines of 9x9.
+    "xdemineur": {"beginner": Level(("-geometry", "12x9", "-m", "10"), 12, 9, 10),
+                  "intermediate": Level(("-geometry", "16x16", "-m", "40"), 16, 16, 40),
+                  "expert": Level(("-geometry", "30x16", "-m", "99"), 30, 16, 99)},
+    # Its three fixed levels; its beginner is 8x8.
+    "xbomb": {"beginner": Level(("-square", "-1"), 8, 8, 10),
+              "intermediate": Level(("-square", "-2"), 16, 16, 40),
+              "expert": Level(("-square", "-3"), 30, 16, 99)},
+}
+"""The games ``autoplay demo`` plays, and the level of each for each preset."""
 
 
 class VirtualDisplay:
@@ -119,11 +162,75 @@ class VirtualDisplay:
 
 
 def grab(display: str, region: Region) -> Image:
-    """A region of a display's screen as a BGR array (mss gives BGRA)."""
-    with mss.MSS(display=display) as screen:
-        shot = screen.grab({"left": region.left, "top": region.top,
-                            "width": region.width, "height": region.height})
-    return np.ascontiguousarray(np.asarray(shot)[:, :, :3])
+    """A region of a display's screen as a BGR array, through a connection of its own."""
+    with Capture(display) as capture:
+        return capture.grab(region)
+
+
+class Capture:
+    """An open ``mss`` connection to one display, and the waits built on its grabs.
+
+    Keeping the connection open makes a grab cost tens of microseconds instead of about a
+    millisecond, which matters when every click of a game is followed by polling.
+    ``display`` None means the one ``DISPLAY`` names.
+    """
+
+    def __init__(self, display: str | None = None) -> None:
+        self._screen = mss.MSS(display=display)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._screen.close()
+
+    def monitors(self) -> list[Region]:
+        """Every monitor, as mss numbers them: 0 is all of them together, then each one."""
+        return [Region(m["left"], m["top"], m["width"], m["height"])
+                for m in self._screen.monitors]
+
+    def grab(self, region: Region) -> Image:
+        """A region of the screen as a BGR array (mss gives BGRA)."""
+        shot = self._screen.grab({"left": region.left, "top": region.top,
+                                  "width": region.width, "height": region.height})
+        return np.ascontiguousarray(np.asarray(shot)[:, :, :3])
+
+    def still(self, region: Region, *, interval: float = 0.05, timeout: float = 3.0) -> Image:
+        """The region once two grabs ``interval`` apart agree: after a click has been drawn.
+
+        :raises DesktopError: if it keeps changing for ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        previous = self.grab(region)
+        while time.monotonic() < deadline:
+            time.sleep(interval)
+            frame = self.grab(region)
+            if np.array_equal(frame, previous):
+                return frame
+            previous = frame
+        raise DesktopError(f"the screen at {region} kept changing for {timeout} s")
+
+    def changed(self, region: Region, previous: Image, *, timeout: float = 1.0,
+                interval: float = 0.05) -> tuple[Image, bool]:
+        """The region once it differs from ``previous`` and is still again, and whether it
+        changed at all.
+
+        A grab right after a click can come before the game has handled it, and two equal
+        grabs then only show the old picture; so this first waits for a change. A click
+        that changes nothing (on a finished game, say) costs ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        changed = False
+        while not changed and time.monotonic() < deadline:
+            changed = not np.array_equal(self.grab(region), previous)
+            if not changed:
+                time.sleep(0.005)
+        return self.still(region, interval=interval), changed
 
 
 def xdotool(display: str, *args: str) -> str:
@@ -146,6 +253,7 @@ class GameWindow:
                  window: str, home: tempfile.TemporaryDirectory[str]) -> None:
         self.name, self.display, self.process, self.window = name, display, process, window
         self._home = home
+        self._capture = Capture(display)
 
     def __enter__(self) -> Self:
         return self
@@ -163,36 +271,22 @@ class GameWindow:
 
     def grab(self) -> Image:
         """The window as it looks now, as a BGR array."""
-        return grab(self.display, self.region())
+        return self._capture.grab(self.region())
 
     def grab_still(self, *, interval: float = 0.05, timeout: float = 3.0) -> Image:
-        """The window once two grabs ``interval`` apart agree: after a click has been drawn.
+        """The window once two grabs ``interval`` apart agree (see :meth:`Capture.still`).
 
         :raises DesktopError: if it keeps changing for ``timeout`` seconds.
         """
-        deadline = time.monotonic() + timeout
-        previous = self.grab()
-        while time.monotonic() < deadline:
-            time.sleep(interval)
-            frame = self.grab()
-            if np.array_equal(frame, previous):
-                return frame
-            previous = frame
-        raise DesktopError(f"{self.name} kept changing for {timeout} s")
+        try:
+            return self._capture.still(self.region(), interval=interval, timeout=timeout)
+        except DesktopError:
+            raise DesktopError(f"{self.name} kept changing for {timeout} s") from None
 
     def grab_changed(self, previous: Image, *, timeout: float = 1.0) -> Image:
-        """The window once it differs from ``previous`` and is still again.
-
-        A grab right after a click can come before the game has handled it, and two equal
-        grabs then only show the old picture; so this first waits for a change. A click
-        that changes nothing (on a finished game, say) costs ``timeout`` seconds.
-        """
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not np.array_equal(self.grab(), previous):
-                break
-            time.sleep(0.01)
-        return self.grab_still()
+        """The window once it differs from ``previous`` and is still again (see
+        :meth:`Capture.changed`)."""
+        return self._capture.changed(self.region(), previous, timeout=timeout)[0]
 
     def click(self, x: int, y: int, button: int = 1) -> None:
         """Click at window coordinates (x, y); button 1 left, 2 middle, 3 right."""
@@ -223,6 +317,7 @@ class GameWindow:
 
     def close(self) -> None:
         """End the game's process and remove its private settings directory."""
+        self._capture.close()
         if self.process.poll() is None:
             self.process.terminate()
             try:

@@ -67,3 +67,13 @@ class SkinError(AutoplayError):
 
 class DesktopError(AutoplayError):
     """The X server or a game did not start, or its window did not appear in time."""
+
+
+class WindowLost(DesktopError):
+    """The game's board left the screen while being played (closed, covered or replaced),
+    so the bot stopped rather than click blind."""
+
+
+class FailSafeStop(AutoplayError):
+    """The person at the screen moved the pointer to a corner: pyautogui's fail-safe
+    stopped the bot before its next action."""

@@ -132,7 +132,9 @@ def play(game: Game, *, rng: random.Random, first_click: Cell | None = None,
         deduction = deduce(board, quick=True)
         if flag_mines:
             for cell in sorted(deduction.mines):
-                if board[cell] == UNKNOWN:
+                # Looked at again before each click, as before each reveal: a game on the
+                # screen checks then that its board is still there and the same.
+                if game.outcome == "playing" and game.observe()[cell] == UNKNOWN:
                     game.flag(cell)
                     clicks += 1
         if not deduction.has_safe():

@@ -1,5 +1,5 @@
 """Shared fixtures: a text-board helper, a real statistics file, a check that nothing
-logged an error, and a private folder for learned skins."""
+logged an error, a private folder for learned skins, and a virtual X display."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from autoplay.board import Board
+from autoplay.desktop import Capture, VirtualDisplay
 from autoplay.vision import SKINS_ENV
 
 
@@ -41,3 +42,13 @@ def learned_skins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "learned-skins"
     monkeypatch.setenv(SKINS_ENV, str(folder))
     return folder
+
+
+@pytest.fixture(scope="session")
+def xvfb() -> Iterator[str]:
+    """One Xvfb for the whole session (its number reported through ``-displayfd``), named
+    by ``DISPLAY`` too: pyautogui binds to that display when first imported. One X
+    connection stays open all along, so the server never sees its last client leave."""
+    with VirtualDisplay() as display, Capture(display.name), pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DISPLAY", display.name)
+        yield display.name

@@ -1,0 +1,721 @@
+"""Playing a real game on the screen: the one module that moves the pointer and presses keys.
+
+:class:`ScreenGame` is a :class:`~autoplay.player.Game` over a board located on a screen, so
+:func:`autoplay.player.play` drives it exactly as it drives the simulator. It grabs only the
+board's rectangle (through :class:`~autoplay.desktop.Capture`, an open ``mss`` connection),
+reads it with :mod:`autoplay.vision`, and clicks with ``pyautogui``. Safety comes first:
+
+* every click goes through one choke point, :meth:`ScreenGame._press`, which refuses a point
+  outside the located board (or, to start the next game, outside the face the skin declares),
+  and logs each click in :attr:`ScreenGame.clicks`;
+* pyautogui's fail-safe stays on: with the pointer in a screen corner its next action raises
+  ``FailSafeException``, which is let through to the caller;
+* every :meth:`~ScreenGame.observe` reads a fresh grab and checks it against the last board
+  (opened cells keep their counts). A board that is gone, covered or changed is looked for
+  again over the whole search area: found, play goes on where it now is; not found,
+  :class:`~autoplay.errors.WindowLost` stops the game. Nothing is clicked blind;
+* after a click it polls until the board has changed and holds still, with a timeout, rather
+  than sleeping a fixed time. Timers and counters lie outside the board's rectangle.
+
+What differs between games, how each shows that a game ended and how the next one starts,
+is data: one :class:`Playbook` per skin in :data:`PLAYBOOKS`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import sys
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Literal
+
+import cv2
+import numpy as np
+
+from autoplay import vision
+from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, Board, Cell
+from autoplay.deduce import deduce
+from autoplay.desktop import Capture, Region, xdotool
+from autoplay.errors import (
+    DesktopError,
+    FailSafeStop,
+    InconsistentBoard,
+    NoBoardFound,
+    UnknownCells,
+    WindowLost,
+)
+from autoplay.player import FirstClick, GameResult, Outcome, first_click_cell
+from autoplay.sim import three_bv
+from autoplay.stats import GameRecord
+from autoplay.vision import SHIPPED_SKINS, Geometry, Image, Reading, Skin
+
+log = logging.getLogger(__name__)
+
+Button = Literal["left", "right"]
+SIGNS = SHIPPED_SKINS
+"""Pictures of the games' own end signs live beside their skin's templates."""
+
+
+# --- What each game does around its board -------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class StatusText:
+    """A line of text under the board that says how the game ended (sgt-mines' status bar).
+
+    ``images`` maps an outcome to a picture of its words; each is looked for anywhere in the
+    strip under the board, so the timer printed before the words does not matter.
+    """
+
+    images: tuple[tuple[Outcome, str], ...]
+    """(outcome, path under ``templates/``) pairs."""
+    below: tuple[float, float] = (1.0, 5.0)
+    """The strip, in cell pitches below the board's bottom edge."""
+
+    def region(self, geometry: Geometry) -> Region:
+        """Where to look, in the coordinates of ``geometry``."""
+        x0, _, x1, y1 = geometry.box()
+        top, bottom = (round(y1 + d * geometry.pitch_y) for d in self.below)
+        side = round(2 * geometry.pitch_x)
+        return Region(x0 - side, top, x1 - x0 + 2 * side, bottom - top)
+
+    def read(self, strip: Image) -> Outcome | None:
+        """The outcome whose words are in ``strip``, if any."""
+        for outcome, name in self.images:
+            words = _sign_image(name)
+            if strip.shape[0] < words.shape[0] or strip.shape[1] < words.shape[1]:
+                continue
+            found = cv2.matchTemplate(strip, words, cv2.TM_SQDIFF)
+            if float(found.min()) / words.size < _SIGN_DISTANCE ** 2:
+                return outcome
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """A button above the middle of the board whose picture changes when the game ends (a
+    smiley), and that starts a new game when clicked. Measured in screen pixels: the face
+    keeps its size when a game's level changes the cells'."""
+
+    above: int
+    """How far above the board's top edge its centre is."""
+    size: int
+    """Its side (a little less than the button's, to leave its bevel out)."""
+
+    def region(self, geometry: Geometry) -> Region:
+        """Where it is, in the coordinates of ``geometry``."""
+        x0, y0, x1, _ = geometry.box()
+        return Region(round((x0 + x1 - self.size) / 2), y0 - self.above - self.size // 2,
+                      self.size, self.size)
+
+
+@dataclass(frozen=True, slots=True)
+class Dialog:
+    """A window the game opens over the board when a game is won (GNOME Mines'
+    "Congratulations!"), found by name and closed with a key."""
+
+    name: str
+    """An ``xdotool search --name`` pattern."""
+    close: str = "Escape"
+
+
+Sign = StatusText | Face | Dialog
+
+
+@dataclass(frozen=True, slots=True)
+class Playbook:
+    """What one game does around its board: its first click, its end, its next game."""
+
+    first_click: FirstClick | None
+    """What the game promises about the first click; None: it may hold a mine."""
+    sign: Sign | None
+    """How the game itself shows that a game is over; None: only the board tells."""
+    new_game: tuple[str, ...] = ()
+    """Keys that start the next game (pyautogui names, chords as ``ctrl+r``); none: click
+    the face."""
+    shows_mines: bool = True
+    """After a loss the game shows every mine, so the layout (and its 3BV) is known."""
+    hover: bool = False
+    """The game lights the tile under the pointer, so the pointer waits beside the board."""
+    still: float = 0.01
+    """How long the board must hold unchanged to count as drawn, in seconds: a game that
+    draws cell by cell, slowly, needs longer."""
+    flags_to_win: bool = False
+    """The game calls a game won only once every mine is flagged, not when every safe cell
+    is open: the bot then flags the cells left, which are all mines."""
+
+
+PLAYBOOKS: dict[str, Playbook] = {
+    # The layout is made at the first click, around it: an opening. 'n' keeps the size and
+    # mine count when the game was started from parameters (9x9n10), not from a game ID.
+    "sgt-mines": Playbook("opening", StatusText((("won", "sgt-mines/signs/won.png"),
+                                                 ("lost", "sgt-mines/signs/lost.png"))),
+                          new_game=("n",), shows_mines=False),
+    # After a win or a loss Ctrl+R starts the same size again with no question asked.
+    "gnome-mines": Playbook("opening", Dialog("^Congratulations"), new_game=("ctrl+r",),
+                            hover=True),
+    # It opens an area by itself at the start: there is no first click to make.
+    "xdemineur": Playbook("opening", Face(above=41, size=22), flags_to_win=True),
+    "xbomb": Playbook("safe", None, new_game=("s",), still=0.05),
+    "ace-minesweeper": Playbook(None, Face(above=17, size=24)),
+}
+"""The shipped skins' games; a skin learned by the user gets :data:`UNKNOWN_GAME`."""
+UNKNOWN_GAME = Playbook("safe", None)
+"""A game autoplay knows only by its cells: it is ended by the board, never restarted."""
+
+_SIGN_DISTANCE = 12.0
+"""A sign's picture is found where it differs from the screen by less than this
+(root-mean-square, 0-255 per channel)."""
+_sign_images: dict[str, Image] = {}
+
+
+def _sign_image(name: str) -> Image:
+    if name not in _sign_images:
+        image = cv2.imread(str(SIGNS / name), cv2.IMREAD_COLOR)
+        if image is None:
+            raise DesktopError(f"cannot read the sign picture {SIGNS / name}")
+        _sign_images[name] = np.asarray(image, np.uint8)
+    return _sign_images[name]
+
+
+def judge(board: Board) -> Outcome:
+    """How a game stands, by its board alone: lost when a mine went off, won when every
+    cell not opened is a mine (counted against the board's mine total when it has one,
+    else proven by :func:`~autoplay.deduce.deduce` with the flags left out).
+
+    >>> judge(Board.parse("mines: 1\\n1F\\n11")), judge(Board.parse("1.\\n11"))
+    ('won', 'won')
+    >>> judge(Board.parse("1.\\n..")), judge(Board.parse("1X\\n..").with_mines(1))
+    ('playing', 'lost')
+    """
+    if EXPLODED in board.states:
+        return "lost"
+    closed = [cell for cell in board.cells() if board[cell] in (UNKNOWN, FLAG, MINE)]
+    if board.mines is not None:
+        return "won" if len(closed) == board.mines else "playing"
+    if not closed:
+        return "won"
+    try:
+        mines = deduce(board.with_states({cell: UNKNOWN for cell in board.flags()}),
+                       quick=True).mines
+    except InconsistentBoard:
+        return "playing"
+    return "won" if mines.issuperset(closed) else "playing"
+
+
+def layout_shown(board: Board, outcome: Outcome, playbook: Playbook) -> frozenset[Cell] | None:
+    """The mines, when the finished game shows them all: after a win, every cell not
+    opened; after a loss, the mines and right flags of a game that uncovers them."""
+    if outcome == "won":
+        return frozenset(c for c in board.cells() if board[c] in (UNKNOWN, FLAG, MINE))
+    if outcome == "lost" and playbook.shows_mines:
+        return frozenset(c for c in board.cells() if board[c] in (FLAG, MINE, EXPLODED))
+    return None
+
+
+# --- The screen ------------------------------------------------------------------------------
+
+_bound_display: str | None = None
+
+
+def _pyautogui(display: str) -> ModuleType:
+    """pyautogui, working on ``display``.
+
+    It opens its X connection when imported, from ``DISPLAY``, so ``DISPLAY`` is set before
+    the first import, and a process can then click on that display only.
+
+    :raises DesktopError: when pyautogui already works on another display.
+    """
+    global _bound_display
+    if _bound_display is None:
+        if "pyautogui" not in sys.modules:
+            os.environ["DISPLAY"] = display
+        _bound_display = os.environ.get("DISPLAY", display)
+    if _bound_display != display:
+        raise DesktopError(f"this process clicks on display {_bound_display} already, "
+                           f"not {display}")
+    with warnings.catch_warnings():
+        # pyscreeze, imported by pyautogui, drops a `which` subprocess with its pipes open.
+        warnings.simplefilter("ignore", ResourceWarning)
+        import pyautogui
+
+    pyautogui.FAILSAFE = True  # a pointer in a screen corner stops everything
+    pyautogui.PAUSE = 0.0  # waits are for the game to redraw, polled by the caller
+    return pyautogui
+
+
+class Screen:
+    """One X display: grabs through an open mss connection, pointer and keys through
+    pyautogui (imported at the first action, so that reading alone never binds it).
+
+    :raises DesktopError: when no display is named and ``DISPLAY`` is not set.
+    """
+
+    def __init__(self, display: str | None = None) -> None:
+        name = display or os.environ.get("DISPLAY")
+        if not name:
+            raise DesktopError("no screen: DISPLAY is not set (autoplay demo plays on a "
+                               "virtual one)")
+        self.display = name
+        self.capture = Capture(name)
+
+    def close(self) -> None:
+        """Close the grabbing connection."""
+        self.capture.close()
+
+    def search_area(self, monitor: int = 0, region: Region | None = None) -> Region:
+        """Where to look for a board: ``region``, else monitor ``monitor`` (0: all of them).
+
+        :raises DesktopError: when there is no such monitor.
+        """
+        if region is not None:
+            return region
+        monitors = self.capture.monitors()
+        if not 0 <= monitor < len(monitors):
+            raise DesktopError(f"no monitor {monitor}: this screen has monitors 0 (all) to "
+                               f"{len(monitors) - 1}")
+        return monitors[monitor]
+
+    def click(self, x: int, y: int, button: Button) -> None:
+        """Click at a screen point. Only :meth:`ScreenGame._press` calls this."""
+        self._act(lambda gui: gui.click(x, y, button=button))
+
+    def move(self, x: int, y: int) -> None:
+        """Move the pointer (the fail-safe is checked first, as for every action)."""
+        self._act(lambda gui: gui.moveTo(x, y))
+
+    def keys(self, chord: str) -> None:
+        """Press a key or a chord such as ``ctrl+r`` in the window that has the focus."""
+        self._act(lambda gui: gui.hotkey(*chord.split("+")))
+
+    def _act(self, action: Callable[[ModuleType], object]) -> None:
+        """Do one pyautogui action; its fail-safe, which checks the pointer before every
+        action, stops the run.
+
+        :raises FailSafeStop: when the pointer is in a screen corner.
+        """
+        gui = _pyautogui(self.display)
+        try:
+            action(gui)
+        except gui.FailSafeException:
+            raise FailSafeStop("stopped: the mouse was moved to a screen corner "
+                               "(pyautogui fail-safe)") from None
+
+
+# --- A game on the screen --------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Click:
+    """One click as the choke point sent it, and the rectangle it was checked against."""
+
+    x: int
+    y: int
+    button: Button
+    area: Region
+
+
+def _inside(region: Region, x: int, y: int) -> bool:
+    return (region.left <= x < region.left + region.width
+            and region.top <= y < region.top + region.height)
+
+
+def _screen_region(geometry: Geometry) -> Region:
+    x0, y0, x1, y1 = geometry.box()
+    return Region(x0, y0, x1 - x0, y1 - y0)
+
+
+class ScreenGame:
+    """A game on the screen, as a :class:`~autoplay.player.Game`.
+
+    Built by :func:`find_game`. ``mines`` is the game's mine total when known: it lets the
+    deducer use the count and the board tell a win. ``speed`` is a pause after each click,
+    for a person to follow. ``on_frame`` sees the board at the start of each game (with
+    True) and after every click, once drawn (with False).
+    """
+
+    def __init__(self, screen: Screen, reading: Reading, skin: Skin, search: Region, *,
+                 mines: int | None = None, speed: float = 0.0, redraw_timeout: float = 2.0,
+                 on_frame: Callable[[Image, bool], None] | None = None) -> None:
+        self.screen, self.skin, self.search = screen, skin, search
+        self.playbook = PLAYBOOKS.get(skin.name, UNKNOWN_GAME)
+        self.mines, self.speed, self.redraw_timeout = mines, speed, redraw_timeout
+        self.on_frame = on_frame
+        self.geometry = reading.geometry
+        """Where the board is, in screen pixels."""
+        self.clicks: list[Click] = []
+        """Every click sent, in order: the record the choke point keeps."""
+        self._board = reading.board.with_mines(mines)
+        self._frame = self._grab()
+        self._outcome: Outcome = "playing"
+        self._face: Image | None = None
+        self._idle = 0
+        self.sign_seen = False
+        """Whether the game's own sign (its status words, face or dialog) showed the end."""
+        self._start()
+
+    # The Game protocol
+
+    @property
+    def outcome(self) -> Outcome:
+        """How the game stands, as of the last board seen."""
+        return self._outcome
+
+    def observe(self) -> Board:
+        """The board as it is now, from a fresh grab, checked to be the same game.
+
+        :raises WindowLost: when the board is gone and not found elsewhere.
+        :raises UnknownCells: when cells cannot be recognised, even after waiting.
+        """
+        if self._outcome == "playing":
+            self._look(self._grab())
+        return self._board
+
+    def reveal(self, cell: Cell) -> None:
+        """Left-click an unopened cell and wait for the game to draw what it opened."""
+        self._click_cell(cell, "left")
+
+    def flag(self, cell: Cell) -> None:
+        """Right-click an unopened cell and wait for the flag to be drawn."""
+        self._click_cell(cell, "right")
+
+    # Games one after another
+
+    @property
+    def first_cell(self) -> Cell | None:
+        """Where the rules say to open a game; None where any first click is a guess."""
+        if self.playbook.first_click is None:
+            return None
+        return first_click_cell(self.geometry.cols, self.geometry.rows,
+                                self.playbook.first_click)
+
+    def new_game(self, *, timeout: float = 5.0) -> None:
+        """Start the next game the game's own way: its keys, or a click on its face.
+
+        :raises DesktopError: when the game has no way to start another, or none appears.
+        """
+        face = self.playbook.sign if isinstance(self.playbook.sign, Face) else None
+        if self.playbook.new_game:
+            self._park(inside=True)  # keys go to the window under the pointer, or focused
+            for chord in self.playbook.new_game:
+                self.screen.keys(chord)
+            if self.playbook.hover:
+                self._park(inside=False)
+        elif face is not None:
+            area = face.region(self.geometry)
+            self._press(area.left + area.width // 2, area.top + area.height // 2, "left", area)
+        else:
+            raise DesktopError(f"autoplay does not know how to start a new {self.skin.name} "
+                               f"game: start it and run autoplay again")
+        deadline = time.monotonic() + timeout
+        while True:
+            frame = self.screen.capture.still(self._region(), interval=0.02)
+            reading = self._read(frame)
+            board = reading.board
+            # A new game: nothing but unopened cells and counts, and not the last board.
+            if (reading.is_complete() and board.states != self._board.states
+                    and all(s == UNKNOWN or s >= 0 for s in board.states)
+                    and judge(board.with_mines(self.mines)) == "playing"):
+                break
+            if time.monotonic() > deadline:
+                if not reading.is_complete():
+                    raise _unknown_cells(reading)
+                raise DesktopError(f"no new {self.skin.name} game appeared within {timeout} s")
+            time.sleep(0.05)
+        self._board, self._frame, self._outcome = board.with_mines(self.mines), frame, "playing"
+        self._idle = 0
+        self.sign_seen = False
+        self._start()
+
+    def record(self, result: GameResult) -> GameRecord:
+        """The statistics store's record of a game played here (3BV when the end showed
+        the layout)."""
+        layout = layout_shown(result.board, self._outcome, self.playbook)
+        width, height = self.geometry.cols, self.geometry.rows
+        record = GameRecord.of(
+            result, source=f"desktop/{self.skin.name}", width=width, height=height,
+            mines=self.mines if self.mines is not None else len(layout or ()),
+            rules="standard", first_click=self.playbook.first_click or "none", seed=None,
+            three_bv=None if layout is None else three_bv(width, height, layout))
+        # Every click on this game's board: the player's, and the flags a game wants at
+        # the end (flags_to_win).
+        return dataclasses.replace(record, clicks=len(self.clicks) - self._first_click)
+
+    @property
+    def frame(self) -> Image:
+        """The board's pixels as last grabbed."""
+        return self._frame
+
+    def local_geometry(self) -> Geometry:
+        """The board's lattice in :attr:`frame`'s pixels."""
+        return self._local()
+
+    # Inside
+
+    def _start(self) -> None:
+        """A game begins: remember the face's look, to see it change at the end."""
+        self._first_click = len(self.clicks)
+        face = self.playbook.sign
+        self._face = self._grab_at(face.region(self.geometry)) if isinstance(face, Face) else None
+        if self.on_frame is not None:
+            self.on_frame(self._frame, True)
+
+    def _region(self) -> Region:
+        return _screen_region(self.geometry)
+
+    def _local(self) -> Geometry:
+        region = self._region()
+        return self.geometry.moved(-region.left, -region.top)
+
+    def _grab(self) -> Image:
+        return self.screen.capture.grab(self._region())
+
+    def _grab_at(self, region: Region) -> Image:
+        """A rectangle beside the board, cut to the screen (blank when wholly off it)."""
+        inside = region.clipped(self.screen.capture.monitors()[0])
+        if not inside.width or not inside.height:
+            return np.zeros((1, 1, 3), np.uint8)
+        return self.screen.capture.grab(inside)
+
+    def _read(self, frame: Image) -> Reading:
+        return vision.read_board(frame, self._local(), self.skin)
+
+    def _click_cell(self, cell: Cell, button: Button) -> None:
+        if self._outcome != "playing":
+            raise DesktopError(f"the game is over ({self._outcome}): no more clicks")
+        if not (0 <= cell.row < self.geometry.rows and 0 <= cell.col < self.geometry.cols):
+            raise DesktopError(f"{tuple(cell)} is not a cell of the "
+                               f"{self.geometry.cols}x{self.geometry.rows} board")
+        x, y = self.geometry.centre(cell)
+        deadline = time.monotonic() + self.redraw_timeout
+        self._press(round(x), round(y), button, self._region())
+        if self.playbook.hover:
+            self._park(inside=False)
+        frame, changed = self.screen.capture.changed(self._region(), self._frame,
+                                                     timeout=self.redraw_timeout,
+                                                     interval=self.playbook.still)
+        # A game may draw the pressed cell before it answers the release; that look holds
+        # still for as long as the game is slow to answer.
+        while changed and not self._answered(frame, cell) and time.monotonic() < deadline:
+            frame = self.screen.capture.still(self._region(), interval=self.playbook.still)
+        self._idle = 0 if changed else self._idle + 1
+        if self._idle >= 2:
+            raise WindowLost(f"two clicks on the {self.skin.name} board changed nothing: "
+                             f"is the game paused, covered or not responding?")
+        self._look(frame)
+        if self.on_frame is not None:
+            self.on_frame(self._frame, False)
+        if self.speed:
+            time.sleep(self.speed)
+
+    def _answered(self, frame: Image, cell: Cell) -> bool:
+        """True when ``frame`` shows the game's answer to a click on ``cell``: the cell no
+        longer unopened, and no empty cell beside an unopened one (which is how a pressed,
+        not yet opened, cell looks: a game opens every cell around an empty one)."""
+        reading = self._read(frame)
+        board = reading.board
+        return reading.is_complete() and board[cell] != UNKNOWN and not any(
+            board.states[i] == 0 and any(board.states[j] == UNKNOWN
+                                         for j in board.neighbour_indices(i))
+            for i in range(len(board.states)))
+
+    def _press(self, x: int, y: int, button: Button, area: Region) -> None:
+        """The choke point every click goes through: the point must lie inside ``area``,
+        which must be the board's rectangle or the face the playbook declares."""
+        allowed = [self._region()]
+        if isinstance(self.playbook.sign, Face):
+            allowed.append(self.playbook.sign.region(self.geometry))
+        if area not in allowed or not _inside(area, x, y):
+            raise DesktopError(f"refusing to click at ({x}, {y}): outside the "
+                               f"{self.skin.name} board at {self._region()}")
+        self.clicks.append(Click(x, y, button, area))
+        self.screen.click(x, y, button)
+
+    def _park(self, *, inside: bool) -> None:
+        """Move the pointer over the board's middle, or just left of it: never to a corner
+        (the fail-safe), and within the game's window (where focus follows the pointer)."""
+        x0, y0, x1, y1 = self.geometry.box()
+        if inside:
+            self.screen.move((x0 + x1) // 2, (y0 + y1) // 2)
+        else:
+            self.screen.move(max(x0 - round(self.geometry.pitch_x / 2), 1), (y0 + y1) // 2)
+
+    def _look(self, frame: Image) -> None:
+        """Read ``frame``; make sure it is the same game, found again if it moved; then
+        judge the game and, if it ended, wait for its end to be shown."""
+        reading = self._read(frame)
+        if not reading.is_complete():
+            # An animation (a board flashing at the end) or a window in the way: wait.
+            frame = self._settled(frame)
+            reading = self._read(frame)
+        if not reading.is_complete() or not _same_game(self._board, reading.board):
+            if self._dialog_shown():
+                self._outcome = "won"
+                self._finish()
+                return
+            frame, reading = self._relocate(reading)
+        self._frame, self._board = frame, reading.board.with_mines(self.mines)
+        self._outcome = judge(self._board)
+        if self._outcome != "playing":
+            self._finish()
+
+    def _settled(self, frame: Image, timeout: float = 2.0) -> Image:
+        """The board once it reads completely or stops changing for a while."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            frame = self.screen.capture.still(self._region(), interval=0.1)
+            if self._read(frame).is_complete():
+                break
+        return frame
+
+    def _relocate(self, reading: Reading) -> tuple[Image, Reading]:
+        """The board found again in the search area: moved, it is played where it is.
+
+        :raises WindowLost: when it is not there, or is another board.
+        :raises UnknownCells: when it is there and the same, with cells not recognised.
+        """
+        image = self.screen.capture.grab(self.search)
+        try:
+            found = vision.locate_board(image, self.skin)
+        except NoBoardFound:
+            raise WindowLost(f"the {self.skin.name} board is gone from the screen (closed, "
+                             f"covered or moved away): stopped") from None
+        if (found.rows, found.cols) != (self.geometry.rows, self.geometry.cols):
+            raise WindowLost(f"the {self.geometry.cols}x{self.geometry.rows} "
+                             f"{self.skin.name} board is gone (a {found.cols}x{found.rows} "
+                             f"board is there instead): stopped")
+        moved = found.moved(self.search.left, self.search.top)
+        if moved != self.geometry:
+            log.warning("the %s board moved from %s to %s", self.skin.name,
+                        self.geometry.box(), moved.box())
+        self.geometry = moved
+        frame = self._settled(self._grab())
+        again = self._read(frame)
+        if not _same_game(self._board, again.board):
+            raise WindowLost(f"the {self.skin.name} board changed under the bot (an opened "
+                             f"cell shows another count: another game, or a misread): stopped")
+        if not again.is_complete():
+            raise _unknown_cells(again)
+        return frame, again
+
+    def _close_dialog(self, sign: Dialog, timeout: float) -> None:
+        """Close the game's dialog with its key, trying each window of its name (a toolkit
+        can show one and drop another of the same name while it opens).
+
+        :raises DesktopError: when it is still there after ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        while windows := xdotool(self.screen.display, "search", "--onlyvisible", "--name",
+                                 sign.name).split():
+            if time.monotonic() > deadline:
+                raise DesktopError(f"the {self.skin.name} {sign.name!r} window does not close")
+            for window in windows:
+                try:
+                    xdotool(self.screen.display, "windowfocus", "--sync", window)
+                    xdotool(self.screen.display, "key", "--window", window, sign.close)
+                except DesktopError:
+                    continue  # gone meanwhile
+            time.sleep(0.05)
+
+    def _dialog_shown(self) -> bool:
+        sign = self.playbook.sign
+        if not isinstance(sign, Dialog):
+            return False
+        return bool(xdotool(self.screen.display, "search", "--onlyvisible", "--name",
+                            sign.name).split())
+
+    def _finish(self, timeout: float = 3.0) -> None:
+        """Wait until the game shows its end its own way (its status words, its face, its
+        dialog, which is then closed), and keep the board as finally drawn.
+
+        :raises DesktopError: when the game's sign says the other outcome than the board.
+        """
+        sign = self.playbook.sign
+        if self.playbook.flags_to_win and self._outcome == "won":
+            for cell in self._board.unknown_cells():
+                x, y = self.geometry.centre(cell)
+                self._press(round(x), round(y), "right", self._region())
+                self._frame = self.screen.capture.changed(
+                    self._region(), self._frame, timeout=self.redraw_timeout,
+                    interval=self.playbook.still)[0]
+        deadline = time.monotonic() + timeout
+        self.sign_seen = False
+        while sign is not None and not self.sign_seen and time.monotonic() < deadline:
+            if isinstance(sign, Dialog):
+                self.sign_seen = self._dialog_shown()
+                if self.sign_seen or self._outcome == "lost":  # no dialog after a loss
+                    break
+            elif isinstance(sign, StatusText):
+                said = sign.read(self._grab_at(sign.region(self.geometry)))
+                if said is not None and said != self._outcome:
+                    raise DesktopError(f"the board says the game is {self._outcome}, "
+                                       f"{self.skin.name} says {said}")
+                self.sign_seen = said is not None
+            else:
+                face = self._grab_at(sign.region(self.geometry))
+                self.sign_seen = self._face is not None and not np.array_equal(face, self._face)
+            if not self.sign_seen:
+                time.sleep(0.02)
+        if sign is not None and not self.sign_seen and not (
+                isinstance(sign, Dialog) and self._outcome == "lost"):
+            log.warning("%s did not show that the game is %s within %s s", self.skin.name,
+                        self._outcome, timeout)
+        if isinstance(sign, Dialog) and self.sign_seen:
+            self._close_dialog(sign, timeout)
+        frame = self._settled(self._grab())
+        reading = self._read(frame)
+        if reading.is_complete() and _same_game(self._board, reading.board):
+            self._frame, self._board = frame, reading.board.with_mines(self.mines)
+
+
+def _unknown_cells(reading: Reading) -> UnknownCells:
+    return UnknownCells(f"{len(reading.unrecognized)} cells of the {reading.skin} board not "
+                        f"recognised, so not guessed: {vision.describe(reading)}", reading)
+
+
+def _same_game(before: Board, now: Board) -> bool:
+    """True when ``now`` can follow ``before`` in one game: same size, and every opened
+    cell showing the count it showed."""
+    return (before.width, before.height) == (now.width, now.height) and all(
+        b < 0 or b == n for b, n in zip(before.states, now.states))
+
+
+def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int | None = None,
+              speed: float = 0.0, on_frame: Callable[[Image, bool], None] | None = None,
+              timeout: float = 0.0) -> ScreenGame:
+    """Find a board of one of ``skins`` in ``search`` and make it a game to play, looking
+    again for up to ``timeout`` seconds (a game just started may not be drawn yet).
+
+    :raises NoBoardFound: when there is none.
+    :raises UnknownCells: when one is found but some of its cells are not recognised.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            reading = vision.read_screenshot(screen.capture.grab(search), skins)
+        except NoBoardFound:
+            if time.monotonic() > deadline:
+                raise
+        else:
+            if reading.is_complete():
+                break
+            if time.monotonic() > deadline:
+                raise _unknown_cells(reading)
+        time.sleep(0.1)
+    skin = next(skin for skin in skins if skin.name == reading.skin)
+    geometry = reading.geometry.moved(search.left, search.top)
+    placed = Reading(reading.board, geometry, reading.skin)
+    return ScreenGame(screen, placed, skin, search, mines=mines, speed=speed, on_frame=on_frame)
+
+
+def play_games(game: ScreenGame, games: int, play_one: Callable[[ScreenGame], GameResult]
+               ) -> Iterator[GameRecord]:
+    """Play ``games`` games in a row, each started the game's own way, yielding each
+    game's record as it ends (so a caller can store it at once)."""
+    for index in range(games):
+        if index:
+            game.new_game()
+        yield game.record(play_one(game))

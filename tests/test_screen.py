@@ -1,0 +1,378 @@
+"""Real games on a real (virtual) X server, played with real clicks: no mocks.
+
+sgt-mines boards are made here, as descriptive game IDs, so the layout is known; the games
+with random layouts (xdemineur) are checked against what they show at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from autoplay.board import EXPLODED, UNKNOWN, Board, Cell
+from autoplay.cli import cli
+from autoplay.deduce import deduce
+from autoplay.desktop import GameWindow, Region, launch_game, xdotool
+from autoplay.errors import DesktopError, UnknownCells, WindowLost
+from autoplay.player import play
+from autoplay.screen import (
+    PLAYBOOKS,
+    SIGNS,
+    Screen,
+    ScreenGame,
+    StatusText,
+    find_game,
+    judge,
+    layout_shown,
+    play_games,
+)
+from autoplay.sim import SimGame, three_bv
+from autoplay.stats import StatsStore
+from autoplay.vision import load_skins
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOTS = ROOT / "fixtures" / "screenshots"
+
+BEGINNER = ["""
+*..*.....
+....*....
+.........
+..*......
+.*.......
+.........
+....*....
+.*.*....*
+...*.....
+""", """
+.***.....
+.........
+.........
+*........
+*........
+.*.......
+...*.....
+*........
+.....*.*.
+""", """
+.........
+.........
+.........
+.**......
+.......*.
+........*
+.........
+..*.**...
+*....*..*
+"""]
+INTERMEDIATE = ["""
+.......*.*....*.
+.....*.*........
+........*..*....
+......*.........
+*...*.........*.
+.*..........**.*
+.*..*.........*.
+.*........*.....
+...*.*..........
+.*...........*..
+....*.......*...
+....*..*........
+..*..*..........
+......*.*.....*.
+..**.*......*..*
+...........*.*..
+""", """
+......*.........
+................
+..*......**.***.
+...........**...
+................
+...*......*.**..
+......*...*.*...
+..*...*.........
+.....**.....*...
+.....*..........
+*...............
+*....*..........
+*....**...*.*...
+...**...........
+..........**.*.*
+.*.......**.*...
+"""]
+
+
+def parse_layout(text: str) -> tuple[int, int, frozenset[Cell]]:
+    rows = text.strip().splitlines()
+    mines = frozenset(Cell(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row)
+                      if ch == "*")
+    return len(rows[0]), len(rows), mines
+
+
+def start_cell(width: int, height: int) -> Cell:
+    return Cell(height // 2, width // 2)
+
+
+def game_id(width: int, height: int, mines: frozenset[Cell], start: Cell) -> str:
+    """sgt-mines' plain descriptive ID: ``WxH:x,y,u`` and the mine bitmap in hex, row-major,
+    four cells a digit, the square at (x, y) opened at the start."""
+    bits = "".join("1" if Cell(*divmod(i, width)) in mines else "0"
+                   for i in range(width * height))
+    bits += "0" * (-len(bits) % 4)
+    digits = "".join(f"{int(bits[i:i + 4], 2):x}" for i in range(0, len(bits), 4))
+    return f"{width}x{height}:{start.col},{start.row},u{digits}"
+
+
+def solvable_without_guessing(width: int, height: int, mines: frozenset[Cell],
+                              start: Cell) -> bool:
+    """Play the layout on the simulator from ``start`` with proven cells only."""
+    sim = SimGame.with_layout(width, height, mines)
+    sim.reveal(start)
+    while sim.outcome == "playing":
+        safe = deduce(sim.observe()).safe
+        if not safe:
+            return False
+        for cell in safe:
+            if sim.observe()[cell] == UNKNOWN:
+                sim.reveal(cell)
+    return sim.outcome == "won"
+
+
+def inside(click_x: int, click_y: int, game: ScreenGame) -> bool:
+    x0, y0, x1, y1 = game.geometry.box()
+    return x0 <= click_x < x1 and y0 <= click_y < y1
+
+
+@pytest.fixture
+def screen(xvfb: str) -> Iterator[Screen]:
+    opened = Screen(xvfb)
+    yield opened
+    opened.close()
+
+
+def sgt(xvfb: str, layout: str) -> tuple[GameWindow, int, int, frozenset[Cell]]:
+    width, height, mines = parse_layout(layout)
+    return (launch_game("sgt-mines", xvfb, [game_id(width, height, mines,
+                                                     start_cell(width, height))]),
+            width, height, mines)
+
+
+@pytest.mark.parametrize("layout", BEGINNER + INTERMEDIATE)
+def test_made_sgt_mines_boards_are_won_without_a_guess(xvfb: str, screen: Screen, layout: str,
+                                                       stats_path: Path) -> None:
+    width, height, mines = parse_layout(layout)
+    assert solvable_without_guessing(width, height, mines, start_cell(width, height))
+    window, *_ = sgt(xvfb, layout)
+    with window, StatsStore(stats_path) as store:
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"),
+                         mines=len(mines), timeout=5)
+        board = game.observe()
+        assert board[start_cell(width, height)] == 0  # the ID opened the start square
+        for record in play_games(game, 1, lambda g: play(g, rng=random.Random(1))):
+            store.record(record)
+        [stored] = list(store.games())
+    assert stored.won and stored.guesses == () and game.sign_seen  # "COMPLETED!"
+    assert (stored.source, stored.width, stored.height, stored.mines) == (
+        "desktop/sgt-mines", width, height, len(mines))
+    assert stored.clicks == len(game.clicks) > 0
+    assert all(click.button == "left" and inside(click.x, click.y, game) for click in game.clicks)
+    clicked = {game.geometry.centre(cell) for cell in game.observe().cells()}
+    assert all((c.x, c.y) in {(round(x), round(y)) for x, y in clicked} for c in game.clicks)
+    final = game.observe()
+    assert set(final.flags()) == mines  # the game flags every mine when it is won
+    assert stored.three_bv == three_bv(width, height, mines)
+
+
+def test_the_status_words_tell_won_from_lost() -> None:
+    sign = PLAYBOOKS["sgt-mines"].sign
+    assert isinstance(sign, StatusText)
+    assert all((SIGNS / name).is_file() for _, name in sign.images)
+    for name, expected in [("9x9-won", "won"), ("16x16-lost", "lost"), ("30x16-won", "won"),
+                           ("30x16-lost", "lost"), ("9x9-mid", None), ("16x16-new", None)]:
+        image = cv2.imread(str(SCREENSHOTS / "sgt-mines" / f"{name}.png"))
+        height = image.shape[0]
+        assert sign.read(np.asarray(image[height - 60:], np.uint8)) == expected, name
+
+
+def test_a_moved_window_is_found_again_and_a_closed_one_stops_the_game(
+        xvfb: str, screen: Screen) -> None:
+    window, _, _, mines = sgt(xvfb, BEGINNER[0])
+    with window:
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"),
+                         mines=len(mines), timeout=5)
+        before = game.geometry
+        window.place(300, 200)
+        result = play(game, rng=random.Random(2))
+        assert result.won and game.geometry == before.moved(300, 200)
+        assert all(inside(c.x, c.y, game) for c in game.clicks)
+    window, *_ = sgt(xvfb, BEGINNER[1])
+    with window:
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"),
+                         mines=len(mines), timeout=5)
+        window.close()
+        with pytest.raises(WindowLost, match="board is gone"):
+            play(game, rng=random.Random(2))
+        assert game.clicks == []
+
+
+def test_no_click_can_leave_the_board(xvfb: str, screen: Screen) -> None:
+    window, *_ = sgt(xvfb, BEGINNER[2])
+    with window:
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"), timeout=5)
+        x0, y0, x1, y1 = game.geometry.box()
+        for x, y in [(x0 - 1, y0), (x1, y0), (x0, y1), (0, 0)]:
+            with pytest.raises(DesktopError, match="refusing to click"):
+                game._press(x, y, "left", Region(0, 0, 1280, 1024))
+        with pytest.raises(DesktopError, match="not a cell"):
+            game.reveal(Cell(9, 0))
+        assert game.clicks == []
+
+
+def test_the_board_tells_the_end() -> None:
+    assert judge(Board.parse("mines: 2\n1F\n.2")) == "won"
+    assert judge(Board.parse("mines: 3\n1F\n.2")) == "playing"
+    assert judge(Board.parse("1X\n..")) == "lost"
+
+
+def consistent(board: Board, mines: frozenset[Cell]) -> bool:
+    """Every count shown is the number of mines around it."""
+    return all(board[cell] == sum(n in mines for n in board.neighbours(cell))
+               for cell in board.cells() if board[cell] >= 0)
+
+
+def check_end(game: ScreenGame, mines: int) -> Board:
+    """The end the bot saw is the end the game shows: its face changed, a mine went off
+    exactly when it is lost, and the mines it shows fit every count and the mine total."""
+    board = game.observe()
+    assert game.outcome != "playing" and game.sign_seen
+    assert (game.outcome == "lost") == (EXPLODED in board.states)
+    shown = layout_shown(board, game.outcome, game.playbook)
+    assert shown is not None and len(shown) == mines and consistent(board, shown)
+    deduce(board.with_mines(mines))  # no InconsistentBoard
+    return board
+
+
+def test_xdemineur_games_end_as_the_game_says(xvfb: str, screen: Screen,
+                                              stats_path: Path) -> None:
+    """In each window: a game played by the bot and recorded, then one played by random
+    clicks, which ends (almost always) in a loss. A game stopped on a cell no template
+    knows yet (xdemineur's 4, 6 and 8) is reported and not recorded, and the next window
+    is tried."""
+    played, lost, stopped = [], 0, 0
+    rng = random.Random(5)
+    with StatsStore(stats_path) as store:
+        while (len(played) < 2 or not lost) and stopped < 8:
+            with launch_game("xdemineur", xvfb, ["-geometry", "12x9", "-m", "10"]):
+                try:  # the area it opens by itself may show a count with no template yet
+                    game = find_game(screen, screen.search_area(), load_skins("xdemineur"),
+                                     mines=10, timeout=1)
+                    for record in play_games(game, 1, lambda g: play(g, rng=random.Random(3))):
+                        store.record(record)
+                        board = check_end(game, 10)
+                        played.append(record)
+                        assert record.won == (game.outcome == "won")
+                        assert record.three_bv == three_bv(12, 9, layout_shown(
+                            board, game.outcome, game.playbook) or set())
+                    game.new_game()
+                    while game.outcome == "playing":
+                        game.reveal(rng.choice(game.observe().unknown_cells()))
+                    check_end(game, 10)
+                    lost += game.outcome == "lost"
+                except UnknownCells:
+                    stopped += 1
+        stored = list(store.games())
+    assert len(played) >= 2 and lost, f"{len(played)} played, {lost} lost, {stopped} stopped"
+    assert [(r.won, r.clicks, r.three_bv, r.source, r.mines) for r in played] == [
+        (s.won, s.clicks, s.three_bv, s.source, s.mines) for s in stored]
+
+
+def test_dry_run_shows_the_next_moves_and_changes_nothing(xvfb: str, screen: Screen,
+                                                          tmp_path: Path) -> None:
+    window, *_ = sgt(xvfb, INTERMEDIATE[0])
+    with window:
+        before = screen.capture.still(Region(0, 0, 1280, 1024))
+        out = tmp_path / "moves.png"
+        result = CliRunner().invoke(cli, ["play", "--dry-run", "--mines", "40", "--annotate",
+                                          str(out), "--db", str(tmp_path / "s.sqlite3")])
+        after = screen.capture.still(Region(0, 0, 1280, 1024))
+        assert result.exit_code == 0, result.output
+        assert np.array_equal(before, after)
+        rows = result.stdout.splitlines()
+        assert [len(row) for row in rows[:16]] == [16] * 16 and "+" in "".join(rows[:16])
+        assert "safe (+)" in rows[16]
+        assert cv2.imread(str(out)).shape[:2] == (320, 320)
+        assert not (tmp_path / "s.sqlite3").exists()
+
+
+def run_autoplay(*args: str, display: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "autoplay", *args], text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=os.environ | {"DISPLAY": display})
+
+
+def test_the_fail_safe_stops_the_run(xvfb: str, screen: Screen, tmp_path: Path) -> None:
+    window, *_ = sgt(xvfb, INTERMEDIATE[1])
+    with window:
+        start = window.grab_still()
+        process = run_autoplay("play", "--mines", "40", "--speed", "0.3", "--db",
+                               str(tmp_path / "s.sqlite3"), display=xvfb)
+        deadline = time.monotonic() + 30
+        while np.array_equal(window.grab(), start) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        xdotool(xvfb, "mousemove", "0", "0")
+        try:
+            _, err = process.communicate(timeout=30)
+        finally:
+            xdotool(xvfb, "mousemove", "640", "900")  # out of the corner, for the next tests
+        moved_on = window.grab_still()
+    assert process.returncode == 1
+    assert err == "stopped: the mouse was moved to a screen corner (pyautogui fail-safe)\n"
+    assert not np.array_equal(moved_on, start)  # it had played, then stopped
+    assert not (tmp_path / "s.sqlite3").exists() or not list(
+        StatsStore(tmp_path / "s.sqlite3").games())
+
+
+def test_ctrl_c_keeps_the_finished_games(xvfb: str, tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    with launch_game("sgt-mines", xvfb, ["9x9n10"]):
+        process = run_autoplay("play", "--games", "20", "--mines", "10", "--db", str(path),
+                               display=xvfb)
+        assert process.stderr is not None
+        ready, _, _ = select.select([process.stderr], [], [], 60)  # the first game's line
+        first = process.stderr.readline() if ready else ""
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    assert first.startswith("game 1: won 9x9")
+    assert process.returncode == 130 and err.endswith("Interrupted\n")
+    games = list(StatsStore(path).games())
+    assert 1 <= len(games) < 20 and all(g.width == 9 and g.mines == 10 for g in games)
+
+
+def test_demo_plays_on_its_own_display_and_records(tmp_path: Path) -> None:
+    gif = tmp_path / "demo.gif"
+    result = subprocess.run([sys.executable, "-m", "autoplay", "demo", "--games", "2",
+                             "--json", "--db", str(tmp_path / "s.sqlite3"), "--record",
+                             str(gif)], capture_output=True, text=True, check=False,
+                            env={k: v for k, v in os.environ.items() if k != "DISPLAY"})
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    sim = CliRunner().invoke(cli, ["sim", "--preset", "beginner", "--games", "1", "--json",
+                                   "--workers", "1", "--db", str(tmp_path / "sim.sqlite3")])
+    assert set(json.loads(sim.stdout)) - {"seed", "workers"} <= set(summary)
+    assert summary["games"] == 2 and summary["wins"] == 2 and summary["source"] == (
+        "desktop/sgt-mines")
+    from PIL import Image
+    with Image.open(gif) as picture:
+        assert picture.n_frames > 4
