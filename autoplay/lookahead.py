@@ -266,7 +266,8 @@ def _candidates(problem: Problem, mined: dict[int, int], layouts: int) -> list[i
     """The cells worth looking ahead from, safest first: those on the frontier with at
     least nine tenths of the safest cell's safe layouts, and the cells touching no count
     when these are within a twentieth of the safest frontier cell (only the promising ones
-    when there are :data:`ALL_OUTSIDE` or more); at most :data:`CANDIDATES` of them."""
+    when there are :data:`ALL_OUTSIDE` or more, if any is); at most :data:`CANDIDATES` of
+    them."""
     board = problem.board
 
     def tie_break(j: int) -> tuple[int, int, int]:
