@@ -149,6 +149,20 @@ class Problem:
         problem.outside = [i for i in self.outside if i not in joined]
         return problem
 
+    def with_known(self, *, mines: Collection[int] = (), safe: Collection[int] = ()) -> Problem:
+        """The problem with unknown cells (flat indices) supposed to be ``mines`` or ``safe``.
+
+        What a player asks when weighing a layout pattern: how many layouts have it. The
+        board is not copied, as in :meth:`with_count`.
+        """
+        problem = copy.copy(self)
+        problem.constraints = [*self.constraints, *(Constraint((j,), 1, j) for j in mines),
+                               *(Constraint((j,), 0, j) for j in safe)]
+        joined = {*mines, *safe}
+        problem.frontier = sorted(joined.union(self.frontier))
+        problem.outside = [i for i in self.outside if i not in joined]
+        return problem
+
     def propagate(self) -> dict[int, bool]:
         """Settle the cells of saturated constraints until none is left; no search.
 

@@ -14,6 +14,9 @@ from autoplay.board import Board, Cell, is_mine_like
 from autoplay.deduce import Problem, deduce
 from autoplay.errors import InconsistentBoard
 from autoplay.lookahead import (
+    ALL_OUTSIDE,
+    CANDIDATES,
+    _candidates,
     choose_guess,
     endgame_move,
     forced_pair,
@@ -27,9 +30,10 @@ from tests.brute import MAX_UNKNOWN, enumerate_layouts
 Layout = frozenset[Cell]
 
 
-def guess_positions(width: int, height: int, mines: int, games: int) -> Iterator[Board]:
+def guess_positions(width: int, height: int, mines: int, games: int, *,
+                    most_unknown: int = MAX_UNKNOWN) -> Iterator[Board]:
     """Every position of some simulated games where a guess is needed, with at most
-    ``MAX_UNKNOWN`` cells left (guessing by the lowest probability to go on)."""
+    ``most_unknown`` cells left (guessing by the lowest probability to go on)."""
     for seed in range(games):
         game = SimGame(width, height, mines, rng=random.Random(seed))
         game.reveal(Cell(0, 0))
@@ -39,7 +43,7 @@ def guess_positions(width: int, height: int, mines: int, games: int) -> Iterator
             if safe:
                 game.reveal(min(safe))
                 continue
-            if len(board.unknown_cells()) <= MAX_UNKNOWN:
+            if len(board.unknown_cells()) <= most_unknown:
                 yield board
             game.reveal(lowest_probability_guess(board, random.Random(seed)).cell)
 
@@ -80,6 +84,22 @@ def test_layouts_are_those_of_brute_force(board: Board) -> None:
     assert LayoutCounter().layouts(Problem(board), limit=truth.layouts - 1) is None
 
 
+@pytest.mark.parametrize("board", POSITIONS[::5], ids=str)
+def test_layouts_with_cells_supposed_known_are_those_of_brute_force(board: Board) -> None:
+    truth = enumerate_layouts(board)
+    unknown = board.unknown_cells()
+    problem = Problem(board)
+    for mine, safe in zip(unknown, unknown[1:] + unknown[:1], strict=True):
+        expected = sum(1 for layout in truth.fitting if mine in layout and safe not in layout)
+        try:
+            count = LayoutCounter().count(problem.with_known(mines=[board.index(mine)],
+                                                             safe=[board.index(safe)]))
+        except InconsistentBoard:
+            assert expected == 0
+            continue
+        assert count is not None and count.layouts == expected, (mine, safe)
+
+
 @pytest.mark.parametrize("board", POSITIONS, ids=str)
 def test_the_endgame_move_wins_the_most_layouts(board: Board) -> None:
     truth = enumerate_layouts(board)
@@ -109,11 +129,70 @@ def test_the_endgame_search_gives_up_past_its_node_bound() -> None:
     assert endgame_move(Problem(board), layouts, nodes=1) is None
 
 
+def mined_in(part: frozenset[Layout]) -> dict[Cell, int]:
+    """For each cell, how many layouts of ``part`` mine it."""
+    tally: dict[Cell, int] = {}
+    for layout in part:
+        for cell in layout:
+            tally[cell] = tally.get(cell, 0) + 1
+    return tally
+
+
+def patterns(board: Board, cell: Cell) -> tuple[list[Pattern], list[Pattern]]:
+    """The pairs and the 2x2 blocks ``cell`` is a mine of, with their flanking cells: the
+    cells touching one half of the pattern only (found by looking, not by formula)."""
+
+    def on_board(r: int, c: int) -> bool:
+        return 0 <= r < board.height and 0 <= c < board.width
+
+    def flanking(mines: tuple[Cell, ...], safe: tuple[Cell, ...]) -> Pattern:
+        touching = [frozenset(n for m in half for n in board.neighbours(m)) for half in
+                    (mines, safe)]
+        flank = (touching[0] ^ touching[1]) - set(mines) - set(safe)
+        return frozenset(mines), frozenset(safe), frozenset(flank)
+
+    row, col = cell
+    pairs = [flanking((cell,), (Cell(row + dr, col + dc),))
+             for dr, dc in ((0, 1), (0, -1), (1, 0), (-1, 0)) if on_board(row + dr, col + dc)]
+    blocks = []
+    for top in (row - 1, row):
+        for left in (col - 1, col):
+            if on_board(top, left) and on_board(top + 1, left + 1):
+                opposite = Cell(2 * top + 1 - row, 2 * left + 1 - col)
+                others = (Cell(row, opposite.col), Cell(opposite.row, col))
+                blocks.append(flanking((cell, opposite), others))
+    return pairs, blocks
+
+
+Pattern = tuple[frozenset[Cell], frozenset[Cell], frozenset[Cell]]
+
+
+def influence(board: Board, cell: Cell, fitting: frozenset[Layout], most_missing: int) -> int:
+    """The long-term influence of ``cell`` by brute force: the layouts with each pattern."""
+    tally = mined_in(fitting)
+
+    def layouts_with(pattern: Pattern) -> int:
+        mines, safe, flank = pattern
+        if any(tally.get(c, 0) == len(fitting) or board[c] != -1 for c in mines | safe):
+            return 0
+        if any(board[c] >= 0 for c in flank):
+            return 0
+        missing = {c for c in flank if board[c] == -1 and tally.get(c, 0) < len(fitting)}
+        if len(missing) > most_missing:
+            return 0
+        return sum(1 for layout in fitting if mines | missing <= layout and not safe & layout)
+
+    pairs, blocks = patterns(board, cell)
+    total = sum(map(layouts_with, pairs)) + max(map(layouts_with, blocks), default=0)
+    return min(total, tally.get(cell, 0), len(fitting) - tally.get(cell, 0))
+
+
 @pytest.mark.parametrize("board", POSITIONS[::3], ids=str)
 def test_secondary_safety_is_that_of_brute_force(board: Board) -> None:
     truth = enumerate_layouts(board)
     total = truth.layouts
-    for cell in board.unknown_cells():
+    unknown = board.unknown_cells()
+    for cell in unknown:
         if truth.mined_in[cell] == total:
             continue
         parts = by_shown(board, cell, truth.fitting)
@@ -121,14 +200,42 @@ def test_secondary_safety_is_that_of_brute_force(board: Board) -> None:
         if len(parts) > 1:
             score = progress = 0
             for part in parts:
-                mined = sorted(m for m in (sum(c in lay for lay in part) for c in
-                                           board.unknown_cells() if c != cell) if m < len(part))
+                tally = mined_in(part)
+                mined = sorted(tally.get(c, 0) for c in unknown if c != cell
+                               and tally.get(c, 0) < len(part))
                 first, second = ([*mined, 0, 0])[:2]
                 score += 5 * len(part) - 4 * first - second
                 progress += len(part) if first == 0 else 0
-            expected = Fraction(score, 5 * total) * Fraction(1000 * total + progress,
-                                                             1000 * total)
+            factor = 1 + Fraction(9, 10) * Fraction(influence(board, cell, truth.fitting, 3),
+                                                    total - truth.mined_in[cell])
+            expected = (Fraction(score, 5 * total) * factor
+                        * Fraction(1000 * total + progress, 1000 * total))
         assert secondary_safety(board, cell) == expected, cell
+
+
+def test_the_brute_force_check_meets_the_long_term_factor() -> None:
+    # The check above is only as good as its positions: some cells must have influence.
+    met = [cell for board in POSITIONS[::3] for cell in board.unknown_cells()
+           if influence(board, cell, enumerate_layouts(board).fitting, 3) > 0]
+    assert len(met) > 20
+
+
+@pytest.mark.parametrize("board", list(guess_positions(16, 16, 40, 20, most_unknown=256))[::3],
+                         ids=str)
+def test_the_candidates_are_nearly_as_safe_as_the_safest(board: Board) -> None:
+    problem = Problem(board)
+    count = LayoutCounter().count(problem)
+    assert count is not None
+    mined = count.mined()
+    layouts = count.layouts
+    found = _candidates(problem, mined, layouts)
+    safest = layouts - min(mined.values())
+    assert found and len(found) <= CANDIDATES
+    assert [mined[j] for j in found] == sorted(mined[j] for j in found)
+    assert all(10 * (layouts - mined[j]) >= 9 * safest for j in found)
+    # The safest cell comes first, unless it touches no count and is not promising.
+    outside = [j for j in problem.outside if mined[j] < layouts]
+    assert mined[found[0]] == min(mined.values()) or len(outside) >= ALL_OUTSIDE
 
 
 def forced(text: str) -> tuple[Cell, Cell] | None:

@@ -317,9 +317,15 @@ def test_dry_run_shows_the_next_moves_and_changes_nothing(xvfb: str, screen: Scr
 
 
 def run_autoplay(*args: str, display: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "autoplay", *args], text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=os.environ | {"DISPLAY": display})
+    """Start the CLI as a terminal would. A background job (as CI may start this suite)
+    hands its children SIGINT ignored; a handler here while it starts gives it back."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen([sys.executable, "-m", "autoplay", *args], text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=os.environ | {"DISPLAY": display})
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_the_fail_safe_stops_the_run(xvfb: str, screen: Screen, tmp_path: Path) -> None:
