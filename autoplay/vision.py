@@ -159,6 +159,11 @@ class Skin:
     """How far apart every two templates are."""
     coarse: tuple[Image, ...] = field(init=False, repr=False)
     """A few distinct grey templates at the coarse search's size."""
+    scales: tuple[float, ...] = field(init=False, repr=False)
+    """The scales its cell templates were cut at, relative to ``pitch``, 1.0 first. A game
+    that draws its cells at several sizes (GNOME Mines scales them with its window, Ace of
+    Penguins has a size per level) has looks at each, and a board at any of those sizes is
+    found at once, as one at ``pitch`` is."""
 
     def __post_init__(self) -> None:
         if all(t.state == OUTSIDE for t in self.templates):
@@ -179,6 +184,11 @@ class Skin:
                 break
             coarse.append(far)
         object.__setattr__(self, "coarse", tuple(coarse))
+        scales = [1.0]
+        for width in sorted({t.image.shape[1] for t in self.templates if t.state != OUTSIDE}):
+            if all(abs(width / self.pitch[0] / scale - 1) > 0.05 for scale in scales):
+                scales.append(round(width / self.pitch[0], 3))
+        object.__setattr__(self, "scales", tuple(scales))
 
     @classmethod
     def load(cls, directory: Path) -> Skin:
@@ -471,8 +481,11 @@ def read_board(image: Image, geometry: Geometry, skin: Skin) -> Reading:
 
     :raises ValueError: if the lattice goes outside the image.
     """
-    image = as_bgr(image)
-    match = _match(cell_features(image, geometry), skin)
+    return _reading(geometry, skin, _match(cell_features(as_bgr(image), geometry), skin))
+
+
+def _reading(geometry: Geometry, skin: Skin, match: _Match) -> Reading:
+    """The board that the match of every cell of ``geometry`` says."""
     recognised = match.recognised()
     states = tuple(int(skin.states[i]) if ok else UNKNOWN
                    for i, ok in zip(match.best, recognised))
@@ -513,9 +526,10 @@ _PIXEL_EXACT = 1.0
 _TRIED_LATTICES = 2
 """How many rough lattices of a scale, the biggest, are tried."""
 _SETTLED = 5
-"""How many rough lattices of the whole ladder are settled, twice over: those whose seeds
-cover the most area, and those with the most seeds weighed by the root of that area (a
-board of few big cells has few seeds, random seeds come easily at a small pitch)."""
+"""How many rough lattices of the whole ladder are settled, twice over: those whose
+weighed seeds cover the most area, and those with the most weighed seeds times the root
+of a cell's area (a board of few big cells has few seeds, random seeds come easily at a
+small pitch)."""
 _MIN_RECOGNISED = 0.75
 """A lattice is a board only when this share of its cells is recognised."""
 
@@ -523,12 +537,24 @@ _MIN_RECOGNISED = 0.75
 @dataclass(frozen=True, slots=True)
 class _Candidate:
     geometry: Geometry
-    recognised: int
-    distance: float
-    """Mean distance of the cells to their closest templates."""
+    match: _Match = field(repr=False)
+    """How each cell matches: the reading, once this board is chosen."""
+
+    @property
+    def recognised(self) -> int:
+        return int(self.match.recognised().sum())
+
+    @property
+    def distance(self) -> float:
+        """Mean distance of the cells to their closest templates."""
+        return float(self.match.distance.mean())
 
     def is_complete(self) -> bool:
         return self.recognised == self.geometry.rows * self.geometry.cols
+
+    def is_exact(self) -> bool:
+        """Every cell recognised, almost exactly: at its skin's own scale, on the pixels."""
+        return self.is_complete() and self.distance < _EXACT
 
 
 def locate_board(image: Image, skin: Skin) -> Geometry:
@@ -558,7 +584,7 @@ def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
         raise NoBoardFound(f"no Minesweeper board found in the {image.shape[1]}x"
                            f"{image.shape[0]} image (skins tried: {names})")
     candidate, skin = found
-    return read_board(image, candidate.geometry, skin)
+    return _reading(candidate.geometry, skin, candidate.match)
 
 
 def _rank(candidate: _Candidate) -> float:
@@ -572,22 +598,24 @@ def _rank(candidate: _Candidate) -> float:
 def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None:
     """The best board of any of the skins in the image, and its skin; or None.
 
-    A board at its skin's own scale matches almost exactly, and is taken at once (the
-    best such, if several skins find one). Else the coarse search runs at every scale of
+    A board at one of its skin's own scales matches almost exactly, and is taken at once
+    (the best such, if several skins find one). Else the coarse search runs at every scale of
     the ladder, and only the most promising rough lattices are settled.
     """
     pyramid = [np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)]
-    found = [(candidate, skin) for skin in skins if (candidate := _best(
-        image, skin, _seed_lattices(pyramid, skin, 1.0)[:_TRIED_LATTICES])) is not None]
-    exact = [(candidate, skin) for candidate, skin in found
-             if candidate.is_complete() and candidate.distance < _EXACT]
-    if exact:
-        return max(exact, key=lambda pair: _rank(pair[0]))
     while min(pyramid[-1].shape) >= 64:  # halved greys: shrinking a smaller one is cheaper
         pyramid.append(np.asarray(cv2.resize(pyramid[-1], None, fx=0.5, fy=0.5,
                                              interpolation=cv2.INTER_AREA), np.uint8))
+    found = [(candidate, skin) for skin in skins for scale in skin.scales if (candidate := _best(
+        image, skin, [(weight, _on_pixels(lattice, skin, scale)) for weight, lattice
+                      in _seed_lattices(pyramid, skin, scale)[:_TRIED_LATTICES]],
+        snapped=True)) is not None]
+    exact = [(candidate, skin) for candidate, skin in found if candidate.is_exact()]
+    if exact:
+        return max(exact, key=lambda pair: _rank(pair[0]))
     for skin in skins:
-        rough = [lattice for scale in _SCALES for lattice in _seed_lattices(pyramid, skin, scale)]
+        rough = [lattice for scale in _ladder(skin)
+                 for lattice in _seed_lattices(pyramid, skin, scale)]
         by_area = sorted(rough, key=lambda item: -item[0] * item[1].pitch_x * item[1].pitch_y)
         by_count = sorted(rough, key=lambda item: -item[0] * np.sqrt(item[1].pitch_x
                                                                      * item[1].pitch_y))
@@ -597,18 +625,48 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
     return max(found, key=lambda pair: _rank(pair[0]), default=None)
 
 
-def _best(image: Image, skin: Skin, lattices: list[tuple[int, Geometry]]
-          ) -> _Candidate | None:
+def _ladder(skin: Skin) -> list[float]:
+    """The scales tried for a skin: ``_SCALES`` of each of its own cell sizes (a 200%
+    screen of Ace of Penguins' 48 px cells is 4 times its 24 px ones), one of any two within
+    4% of each other."""
+    ladder = list(_SCALES)
+    for size in skin.scales[1:]:
+        ladder += [scale * size for scale in _SCALES
+                   if all(abs(scale * size / other - 1) > 0.04 for other in ladder)]
+    return sorted(ladder)
+
+
+def _best(image: Image, skin: Skin, lattices: list[tuple[float, Geometry]], *,
+          snapped: bool = False) -> _Candidate | None:
     """The best board settled from rough lattices; a lattice whose middle lies on a
-    board already found, every cell of it recognised, is that board, and is skipped."""
+    board already found, every cell of it recognised, is that board, and is skipped: when
+    that board was matched almost exactly, or its pitch is within a tenth of the lattice's.
+    (A board matched loosely may be a lattice of half the pitch on a board of plain covered
+    cells, which a lattice at the right pitch beats.) ``snapped``: see :func:`_settle`."""
     found: list[_Candidate] = []
-    for _, geometry in lattices:
+    for weight, geometry in lattices:
         middle = geometry.centre(Cell(geometry.rows // 2, geometry.cols // 2))
         if not any(_covers(candidate.geometry, middle) and candidate.is_complete()
+                   and (candidate.is_exact() or _same_pitch(candidate.geometry, geometry))
                    for candidate in found):
-            candidate = _settle(image, skin, geometry)
+            candidate = _settle(image, skin, geometry, snapped=snapped, weight=weight)
             found += [candidate] if candidate is not None else []
     return max(found, key=_rank, default=None)
+
+
+def _same_pitch(a: Geometry, b: Geometry) -> bool:
+    return abs(a.pitch_x / b.pitch_x - 1) < 0.1 and abs(a.pitch_y / b.pitch_y - 1) < 0.1
+
+
+def _on_pixels(geometry: Geometry, skin: Skin, scale: float) -> Geometry:
+    """A rough lattice at one of the skin's own scales, moved to whole pixels and given
+    that scale's pitch exactly, if it is within a percent of it: on a screen at that
+    scale, the board is there."""
+    pitch_x, pitch_y = skin.pitch[0] * scale, skin.pitch[1] * scale
+    if abs(geometry.pitch_x / pitch_x - 1) > 0.01 or abs(geometry.pitch_y / pitch_y - 1) > 0.01:
+        return geometry
+    return Geometry(round(geometry.left), round(geometry.top), pitch_x, pitch_y,
+                    geometry.rows, geometry.cols)
 
 
 def _covers(geometry: Geometry, point: tuple[float, float]) -> bool:
@@ -617,15 +675,17 @@ def _covers(geometry: Geometry, point: tuple[float, float]) -> bool:
 
 
 def _seed_lattices(pyramid: Sequence[Image], skin: Skin, scale: float
-                   ) -> list[tuple[int, Geometry]]:
-    """Rough lattices at one scale, with their numbers of seeds, biggest first, from a
-    search on a shrunk grey image.
+                   ) -> list[tuple[float, Geometry]]:
+    """Rough lattices at one scale, biggest first, with their weights, from a search on a
+    shrunk grey image.
 
     The image (``pyramid[0]``, or the smallest halving of it that is big enough) is shrunk
     so that a cell of this scale is ``_COARSE`` pixels a side; every spot close to a
     template is a seed; seeds a cell apart form grids (:func:`_grids`), and each grid is a
     lattice fitted to its seeds' positions (which corrects the pitch of an approximate
-    scale).
+    scale). A lattice weighs the cells its seeds fall on, times how closely they match
+    (1 exactly, 0 at the seeds' limit): on a board of plain covered cells, lattices of a
+    half or a third of the pitch find seeds everywhere too, but poorer ones.
     """
     fx = _COARSE / (skin.pitch[0] * scale)
     fy = _COARSE / (skin.pitch[1] * scale)
@@ -636,9 +696,7 @@ def _seed_lattices(pyramid: Sequence[Image], skin: Skin, scale: float
                 key=lambda grey: -grey.size, default=pyramid[0])
     small = cv2.resize(level, (width, height),
                        interpolation=cv2.INTER_AREA if level.shape[1] > width else cv2.INTER_LINEAR)
-    distance = np.min([cv2.matchTemplate(small, template, cv2.TM_SQDIFF)
-                       for template in skin.coarse], axis=0).astype(np.float32)
-    distance /= _COARSE * _COARSE
+    distance = _coarse_distances(np.asarray(small, np.uint8), skin.coarse)
     ring = np.ones((3, 3), np.uint8)
     ring[1, 1] = 0
     lowest_around = cv2.erode(distance, ring)  # the centre must be strictly lowest: an
@@ -654,10 +712,31 @@ def _seed_lattices(pyramid: Sequence[Image], skin: Skin, scale: float
         left, pitch_x = _fit(cols, sx[group] / fx, _COARSE / fx)
         top, pitch_y = _fit(rows, sy[group] / fy, _COARSE / fy)
         c0, r0 = int(cols.min()), int(rows.min())
-        lattices.append((len(group), Geometry(
+        cells = len(set(zip(cols.tolist(), rows.tolist())))
+        quality = 1 - float(np.sqrt(distance[ys[group], xs[group]].mean())) / _SEED_DISTANCE
+        lattices.append((cells * quality, Geometry(
             left + c0 * pitch_x, top + r0 * pitch_y, pitch_x, pitch_y,
             int(rows.max()) - r0 + 1, int(cols.max()) - c0 + 1)))
     return lattices
+
+
+def _coarse_distances(small: Image, templates: Sequence[Image]) -> _Floats:
+    """The mean squared difference between the closest template and the image at every
+    place a template fits (what ``cv2.matchTemplate``'s ``TM_SQDIFF`` gives, per pixel):
+    one sum of squares for all the templates, and one correlation each by ``cv2.filter2D``,
+    several times faster than ``matchTemplate`` on templates this small."""
+    image = small.astype(np.float32)
+    rows, cols = image.shape[0] - _COARSE + 1, image.shape[1] - _COARSE + 1
+    squares = cv2.boxFilter(image * image, -1, (_COARSE, _COARSE), anchor=(0, 0),
+                            normalize=False)[:rows, :cols]
+    closest: _Floats | None = None
+    for template in templates:
+        kernel = template.astype(np.float32)
+        product = cv2.filter2D(image, -1, kernel, anchor=(0, 0))[:rows, :cols]
+        distance = squares - 2 * product + float((kernel * kernel).sum())
+        closest = distance if closest is None else np.minimum(closest, distance)
+    assert closest is not None  # a skin has at least one cell template
+    return np.asarray(np.maximum(closest, 0.0) / (_COARSE * _COARSE), np.float32)
 
 
 def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: _Floats,
@@ -666,9 +745,12 @@ def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: 
     """Group seeds into grids, biggest first: two seeds are neighbours when one lies about
     a cell (``_COARSE`` pixels, give or take one) to the right of or below the other.
 
-    Each group's own pitch is the median step between its neighbours, so a grid whose
+    Each group's own pitch is the mean step between its neighbours, so a grid whose
     pitch is a few percent off the coarse cell still numbers its columns and rows right,
-    where one phase for the whole image would drift across a big board. ``xs``, ``ys`` are
+    where one phase for the whole image would drift across a big board. (Not the median:
+    steps come close to whole pixels, and a pitch of 8.25 gives steps of 8, 8, 8 and 9,
+    whose median drifts by a column every 30. The steps lie within a pixel of the
+    coarse cell, so none is far enough off to pull the mean.) ``xs``, ``ys`` are
     the seeds' pixels, ``sx``, ``sy`` their positions between pixels.
 
     Returns each group's seed indices (of at least ``_MIN_CELLS`` seeds), with their
@@ -708,7 +790,7 @@ def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: 
         steps = []
         for (a, b), position in zip(links, (sx, sy)):
             inside = label[a] == value
-            steps.append(float(np.median(position[b[inside]] - position[a[inside]]))
+            steps.append(float(np.mean(position[b[inside]] - position[a[inside]]))
                          if inside.any() else float(_COARSE))
         cols = np.rint((sx[group] - sx[group].min()) / steps[0]).astype(np.intp)
         rows = np.rint((sy[group] - sy[group].min()) / steps[1]).astype(np.intp)
@@ -759,7 +841,8 @@ def _fit(index: npt.NDArray[np.intp], position: npt.NDArray[np.floating[Any]], p
     return float(np.median(position - index * slope)), slope
 
 
-def _settle(image: Image, skin: Skin, geometry: Geometry) -> _Candidate | None:
+def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = False,
+            weight: float = 0.0) -> _Candidate | None:
     """Make a rough lattice exact on the full image, and find the board's edges.
 
     The lattice is fitted to where its cells match their templates best; then, on the
@@ -767,11 +850,23 @@ def _settle(image: Image, skin: Skin, geometry: Geometry) -> _Candidate | None:
     column is mostly unrecognised, and out while the one beyond is mostly recognised.
     Fitting again on the bigger board refines the pitch; this repeats until the edges
     stay. None when what is left is no board.
+
+    A ``snapped`` lattice (see :func:`_on_pixels`) is first taken as it is, and fitted only
+    when its cells do not match almost exactly (its seeds can put it a pixel or two off) and
+    its seeds weigh at least ``_FIT_WEIGHT``. When its cells do not match almost exactly
+    even then, it is no board at one of the skin's own scales, and None is returned at once;
+    the ladder of scales settles it later if need be. (Fitting every stray lattice of every
+    skin costs far more than reading a board at its own scale.)
     """
     match: _Match | None = None
+    fitted = snapped  # taken as fitted until its cells say otherwise
+    if snapped and weight < _FIT_WEIGHT:  # its own cells first: cheaper than grown
+        clipped = _clip(geometry, image)
+        if clipped is None or not _is_close(_match(cell_features(image, clipped), skin)):
+            return None
     for _ in range(64):
         clipped = _clip(geometry, image)
-        aligned = None if clipped is None else _align(image, skin, clipped)
+        aligned = clipped if fitted or clipped is None else _align(image, skin, clipped)
         aligned = None if aligned is None else _clip(aligned, image)
         if aligned is None:
             return None
@@ -782,8 +877,14 @@ def _settle(image: Image, skin: Skin, geometry: Geometry) -> _Candidate | None:
         grown_match = _match(cell_features(image, grown), skin)
         top = min(max(round((aligned.top - grown.top) / grown.pitch_y), 0), grown.rows - 1)
         left = min(max(round((aligned.left - grown.left) / grown.pitch_x), 0), grown.cols - 1)
-        edges = _edges(grown_match.recognised().reshape(grown.rows, grown.cols), top, left,
-                       min(top + aligned.rows, grown.rows), min(left + aligned.cols, grown.cols))
+        block = (top, left, min(top + aligned.rows, grown.rows),
+                 min(left + aligned.cols, grown.cols))
+        if snapped and not _is_close(grown_match.block(grown.cols, block)):
+            if not fitted or weight < _FIT_WEIGHT:
+                return None
+            fitted = False
+            continue
+        edges = _edges(grown_match.recognised().reshape(grown.rows, grown.cols), *block)
         if edges is None:
             return None
         geometry = grown.grown(-edges[0], -edges[1], edges[2] - grown.rows,
@@ -795,29 +896,65 @@ def _settle(image: Image, skin: Skin, geometry: Geometry) -> _Candidate | None:
         match = _match(cell_features(image, geometry), skin)
     if match.distance.mean() > _PIXEL_EXACT:  # between pixels: place it finer
         geometry, match = _polish(image, skin, geometry, match)
-    recognised = int(match.recognised().sum())
-    cells = geometry.rows * geometry.cols
+    candidate = _Candidate(geometry, match)
     if (geometry.rows < 2 or geometry.cols < 2
-            or recognised < max(_MIN_CELLS, _MIN_RECOGNISED * cells)
+            or candidate.recognised < max(_MIN_CELLS, _MIN_RECOGNISED * geometry.rows
+                                          * geometry.cols)
             or not _is_lattice(image, skin, geometry, match)):
         return None
-    return _Candidate(geometry, recognised, float(match.distance.mean()))
+    return candidate
+
+
+_FIT_WEIGHT = 2.0
+"""A snapped lattice whose cells are off is fitted only if its seeds weigh this much (two
+cells matched exactly); a stray lattice on some other window weighs less than one."""
+
+
+def _is_close(match: _Match) -> bool:
+    """True when most of the cells are recognised, and those match their templates to
+    within ``_PIXEL_EXACT`` on average."""
+    recognised = match.recognised()
+    return bool(recognised.mean() >= _MIN_RECOGNISED
+                and match.distance[recognised].mean() < _PIXEL_EXACT)
 
 
 def _polish(image: Image, skin: Skin, geometry: Geometry, match: _Match
             ) -> tuple[Geometry, _Match]:
-    """Move the lattice by quarter pixels, along each axis in turn, to where its cells
-    are closest to their templates: a rescaled board sits between pixels, and a cell a
-    third of a pixel off can lean away from its look."""
+    """Move the lattice's edges by quarter pixels to where its cells are closest to their
+    templates: a rescaled board sits between pixels, and a cell a third of a pixel off can
+    lean away from its look. Each edge moves on its own, so the pitch is refined too: a
+    pitch a thousandth off puts the far cells of a big board a third of a pixel out.
+    Steps repeat while they help, at most ``_POLISH_STEPS`` times."""
     best = (float(match.distance.mean()), geometry, match)
-    for axis in ("x", "y"):
-        for step in (-0.5, -0.25, 0.25, 0.5):
-            moved = best[1].moved(dx=step) if axis == "x" else best[1].moved(dy=step)
+    for _ in range(_POLISH_STEPS):
+        start = best
+        for moved in _edge_moves(start[1], 0.25):
             if moved.fits(image):
                 moved_match = _match(cell_features(image, moved), skin)
                 if moved_match.distance.mean() < best[0]:
                     best = (float(moved_match.distance.mean()), moved, moved_match)
+        if best is start:
+            break
     return best[1], best[2]
+
+
+_POLISH_STEPS = 4
+
+
+def _edge_moves(geometry: Geometry, step: float) -> list[Geometry]:
+    """The lattice with one of its four edges, or the whole of it along one axis, moved
+    by ``step`` pixels either way."""
+    g = geometry
+    moves = []
+    for d in (-step, step):
+        moves += [
+            g.moved(dx=d), g.moved(dy=d),
+            Geometry(g.left + d, g.top, g.pitch_x - d / g.cols, g.pitch_y, g.rows, g.cols),
+            Geometry(g.left, g.top, g.pitch_x + d / g.cols, g.pitch_y, g.rows, g.cols),
+            Geometry(g.left, g.top + d, g.pitch_x, g.pitch_y - d / g.rows, g.rows, g.cols),
+            Geometry(g.left, g.top, g.pitch_x, g.pitch_y + d / g.rows, g.rows, g.cols),
+        ]
+    return moves
 
 
 def _edges(recognised: npt.NDArray[np.bool_], top: int, left: int, bottom: int, right: int
