@@ -513,12 +513,13 @@ class ScreenGame:
 
     def _answered(self, frame: Image, cell: Cell) -> bool:
         """True when ``frame`` shows the game's answer to a click on ``cell``: the cell no
-        longer unopened, and no empty cell beside an unopened one (which is how a pressed,
-        not yet opened, cell looks: a game opens every cell around an empty one)."""
+        longer unopened, and no empty cell beside an unopened or flagged one (which is how
+        a pressed, not yet opened, cell looks: a game opens every cell around an empty one,
+        and the bot flags only mines, which no empty cell touches)."""
         reading = self._read(frame)
         board = reading.board
         return reading.is_complete() and board[cell] != UNKNOWN and not any(
-            board.states[i] == 0 and any(board.states[j] == UNKNOWN
+            board.states[i] == 0 and any(board.states[j] in (UNKNOWN, FLAG)
                                          for j in board.neighbour_indices(i))
             for i in range(len(board.states)))
 

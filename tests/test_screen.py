@@ -169,9 +169,10 @@ def sgt(xvfb: str, layout: str) -> tuple[GameWindow, int, int, frozenset[Cell]]:
             width, height, mines)
 
 
-@pytest.mark.parametrize("layout", BEGINNER + INTERMEDIATE)
+@pytest.mark.parametrize(("layout", "flag"), [(layout, False) for layout in BEGINNER + INTERMEDIATE]
+                         + [(layout, True) for layout in INTERMEDIATE])  # flags drawn beside fresh openings
 def test_made_sgt_mines_boards_are_won_without_a_guess(xvfb: str, screen: Screen, layout: str,
-                                                       stats_path: Path) -> None:
+                                                       flag: bool, stats_path: Path) -> None:
     width, height, mines = parse_layout(layout)
     assert solvable_without_guessing(width, height, mines, start_cell(width, height))
     window, *_ = sgt(xvfb, layout)
@@ -180,14 +181,16 @@ def test_made_sgt_mines_boards_are_won_without_a_guess(xvfb: str, screen: Screen
                          mines=len(mines), timeout=5)
         board = game.observe()
         assert board[start_cell(width, height)] == 0  # the ID opened the start square
-        for record in play_games(game, 1, lambda g: play(g, rng=random.Random(1))):
+        for record in play_games(game, 1, lambda g: play(g, rng=random.Random(1),
+                                                         flag_mines=flag)):
             store.record(record)
         [stored] = list(store.games())
     assert stored.won and stored.guesses == () and game.sign_seen  # "COMPLETED!"
     assert (stored.source, stored.width, stored.height, stored.mines) == (
         "desktop/sgt-mines", width, height, len(mines))
     assert stored.clicks == len(game.clicks) > 0
-    assert all(click.button == "left" and inside(click.x, click.y, game) for click in game.clicks)
+    assert all(inside(click.x, click.y, game) for click in game.clicks)
+    assert any(click.button == "right" for click in game.clicks) == flag
     clicked = {game.geometry.centre(cell) for cell in game.observe().cells()}
     assert all((c.x, c.y) in {(round(x), round(y)) for x, y in clicked} for c in game.clicks)
     final = game.observe()
