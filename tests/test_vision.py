@@ -81,8 +81,9 @@ def test_rescaled_fixture_reads_exactly(path: Path, scale: float, skins: dict[st
     bigger = np.asarray(cv2.resize(image, None, fx=scale, fy=scale), np.uint8)
     skin = skins[path.parent.name]
     native = locate_board(image, skin)
-    if (skin.name, scale, native.pitch_x) == ("xbomb", 1.25, 20) and max(truth.states) > 0:
-        request.applymarker(pytest.mark.xfail(strict=False, reason=(
+    if (skin.name, scale, native.pitch_x) == ("xbomb", 1.25, 20) and max(truth.states) > 0 \
+            and path.stem != "30x16-20px-counts-6-lost":  # that one reads
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
             "xbomb's 20 px cells at 125% in their window lie half a pixel off (the board "
             "starts at x = 6), and its small digits can blur past telling apart; cut to the "
             "board, or at 200%, they read")))
