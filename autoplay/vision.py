@@ -172,23 +172,35 @@ class Skin:
         object.__setattr__(self, "features", features.astype(np.float32))
         object.__setattr__(self, "states", np.array([t.state for t in self.templates]))
         object.__setattr__(self, "apart", _distances(self.features, self))
+        cells = sorted((t for t in self.templates if t.state != OUTSIDE),
+                       key=lambda t: t.state != UNKNOWN)
         smalls = [np.asarray(cv2.resize(cv2.cvtColor(t.image, cv2.COLOR_BGR2GRAY),
                                         (_COARSE, _COARSE), interpolation=cv2.INTER_AREA),
-                             np.uint8)
-                  for t in sorted(self.templates, key=lambda t: t.state != UNKNOWN)
-                  if t.state != OUTSIDE]
-        coarse = [smalls[0]]  # a covered cell, then each time the look least like those chosen
-        while len(coarse) < _SEED_TEMPLATES:
+                             np.uint8) for t in cells]
+        scales = [1.0]
+        for width in sorted({t.image.shape[1] for t in cells}):
+            if all(abs(width / self.pitch[0] / scale - 1) > 0.05 for scale in scales):
+                scales.append(round(width / self.pitch[0], 3))
+        object.__setattr__(self, "scales", tuple(scales))
+        # A covered cell at each of those scales (most of a board, and all of a new one,
+        # has seeds only where one matches), then each time the look least like those
+        # chosen: as many of those as a skin of one scale has.
+        coarse: list[Image] = []
+        for scale in scales:
+            covered = next((t for t in cells if t.state == UNKNOWN and abs(
+                t.image.shape[1] / self.pitch[0] / scale - 1) <= 0.05), None)
+            if covered is not None:
+                look = _coarse_look(covered.image)
+                if all(_rms(look, c) >= 4.0 for c in coarse):
+                    coarse.append(look)
+        coarse = coarse or smalls[:1]
+        most = len(coarse) + _SEED_TEMPLATES - 1
+        while len(coarse) < most:
             far = max(smalls, key=lambda small: min(_rms(small, c) for c in coarse))
             if min(_rms(far, c) for c in coarse) < 4.0:
                 break
             coarse.append(far)
         object.__setattr__(self, "coarse", tuple(coarse))
-        scales = [1.0]
-        for width in sorted({t.image.shape[1] for t in self.templates if t.state != OUTSIDE}):
-            if all(abs(width / self.pitch[0] / scale - 1) > 0.05 for scale in scales):
-                scales.append(round(width / self.pitch[0], 3))
-        object.__setattr__(self, "scales", tuple(scales))
 
     @classmethod
     def load(cls, directory: Path) -> Skin:
@@ -504,7 +516,8 @@ _COARSE = 8
 """Cell side in the coarse search: the image is shrunk so that a cell is this big."""
 _SEED_TEMPLATES = 6
 """The coarse search looks for a few templates only, as unlike each other as the skin's
-looks allow, starting with a covered cell: the lattice they give is then read in full."""
+looks allow, after a covered cell at each of the skin's cell sizes (those come on top of
+this number): the lattice they give is then read in full."""
 _SEED_DISTANCE = 24.0
 """In the coarse search, a spot this close to a grey template may be a cell..."""
 _SEED_CONTRAST = 12.0
@@ -718,6 +731,18 @@ def _seed_lattices(pyramid: Sequence[Image], skin: Skin, scale: float
             left + c0 * pitch_x, top + r0 * pitch_y, pitch_x, pitch_y,
             int(rows.max()) - r0 + 1, int(cols.max()) - c0 + 1)))
     return lattices
+
+
+def _coarse_look(image: Image) -> Image:
+    """A covered cell at the coarse search's size, as the mean of its looks shifted by a
+    pixel each way: its edge lines fall on a shrunk screen's pixels in any phase, whole in
+    one or split across two, and a line a tenth of a small cell wide (xbomb's 2 px lines
+    at 20 px) is then far from either look; the mean is close to both."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    looks = [cv2.resize(np.roll(grey, shift, axis=(0, 1)), (_COARSE, _COARSE),
+                        interpolation=cv2.INTER_AREA).astype(np.float32)
+             for shift in ((0, 0), (1, 0), (0, 1), (1, 1))]
+    return np.asarray(np.mean(looks, axis=0).round(), np.uint8)
 
 
 def _coarse_distances(small: Image, templates: Sequence[Image]) -> _Floats:
