@@ -140,14 +140,10 @@ class Problem:
         mines = count - sum(1 for j in around if is_mine_like(states[j]))
         if not 0 <= mines <= len(cells):
             raise InconsistentBoard(f"cell {_name(self.board, index)} cannot show {count}")
-        problem = copy.copy(self)
-        problem.constraints = [*self.constraints, Constraint((index,), 0, index)]
+        added = [Constraint((index,), 0, index)]
         if cells:
-            problem.constraints.append(Constraint(cells, mines, index))
-        joined = {index, *cells}
-        problem.frontier = sorted(joined.union(self.frontier))
-        problem.outside = [i for i in self.outside if i not in joined]
-        return problem
+            added.append(Constraint(cells, mines, index))
+        return self._with(added)
 
     def with_known(self, *, mines: Collection[int] = (), safe: Collection[int] = ()) -> Problem:
         """The problem with unknown cells (flat indices) supposed to be ``mines`` or ``safe``.
@@ -155,10 +151,14 @@ class Problem:
         What a player asks when weighing a layout pattern: how many layouts have it. The
         board is not copied, as in :meth:`with_count`.
         """
+        return self._with([*(Constraint((j,), 1, j) for j in mines),
+                           *(Constraint((j,), 0, j) for j in safe)])
+
+    def _with(self, added: list[Constraint]) -> Problem:
+        """A shallow copy with ``added`` constraints, their cells moved to the frontier."""
         problem = copy.copy(self)
-        problem.constraints = [*self.constraints, *(Constraint((j,), 1, j) for j in mines),
-                               *(Constraint((j,), 0, j) for j in safe)]
-        joined = {*mines, *safe}
+        problem.constraints = [*self.constraints, *added]
+        joined = {j for constraint in added for j in constraint.cells}
         problem.frontier = sorted(joined.union(self.frontier))
         problem.outside = [i for i in self.outside if i not in joined]
         return problem

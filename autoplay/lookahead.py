@@ -33,8 +33,9 @@ in order:
    cells touching no count (only the promising ones when there are many).
 
 The counts are exact integers from :class:`~autoplay.odds.LayoutCounter` (and the factor an
-exact fraction), which re-enumerates only the component each imagined number changes. Past the work bound, the lowest
-probability decides (:func:`autoplay.odds.choose_guess`, which logs its estimate).
+exact fraction), which re-enumerates only the component each imagined number changes. Past
+the work bound, the lowest probability decides (:func:`autoplay.odds.choose_guess`, which
+logs its estimate).
 
 Two cells on the edge that share a mine, and share every neighbour, are a forced 50/50:
 
