@@ -349,6 +349,7 @@ class ScreenGame:
         self.clicks: list[Click] = []
         """Every click sent, in order: the record the choke point keeps."""
         self._board = reading.board.with_mines(mines)
+        self._last_read: tuple[Image, Reading] | None = None
         self._frame = self._grab()
         self._outcome: Outcome = "playing"
         self._face: Image | None = None
@@ -481,7 +482,12 @@ class ScreenGame:
         return self.screen.capture.grab(inside)
 
     def _read(self, frame: Image) -> Reading:
-        return vision.read_board(frame, self._local(), self.skin)
+        """The board in ``frame``; the last frame's reading is kept, as a click's answer
+        is read once to see that it came and once more to play on."""
+        if (self._last_read is None or self._last_read[0] is not frame
+                or self._last_read[1].geometry != self._local()):
+            self._last_read = frame, vision.read_board(frame, self._local(), self.skin)
+        return self._last_read[1]
 
     def _click_cell(self, cell: Cell, button: Button) -> None:
         if self._outcome != "playing":
