@@ -373,8 +373,8 @@ def _print_count(board: Board, limit: int, as_json: bool) -> None:
         click.echo("exactly one layout fits" if count == 1 else f"{count} layouts fit")
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+def _plural(count: int, noun: str, plural: str | None = None) -> str:
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
     if count == 0:
         sys.exit(1)
 
@@ -776,7 +776,7 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
                 click.echo(f"game {len(records)}: {'won' if record.won else 'lost'} "
                            f"{record.width}x{record.height} in {record.seconds:.2f} s, "
                            f"{_plural(record.clicks, 'click')}, "
-                           f"{len(record.guesses)} guess{'' if len(record.guesses) == 1 else 'es'}", err=True)
+                           f"{_plural(len(record.guesses), 'guess', 'guesses')}", err=True)
     if not quiet:
         click.echo(f"recorded in {path}", err=True)
     return records
