@@ -615,8 +615,7 @@ class ScreenGame:
         :raises DesktopError: when it is still there after ``timeout`` seconds.
         """
         deadline = time.monotonic() + timeout
-        while windows := xdotool(self.screen.display, "search", "--onlyvisible", "--name",
-                                 sign.name).split():
+        while windows := self._windows_of(sign):
             if time.monotonic() > deadline:
                 raise DesktopError(f"the {self.skin.name} {sign.name!r} window does not close")
             for window in windows:
@@ -629,10 +628,12 @@ class ScreenGame:
 
     def _dialog_shown(self) -> bool:
         sign = self.playbook.sign
-        if not isinstance(sign, Dialog):
-            return False
-        return bool(xdotool(self.screen.display, "search", "--onlyvisible", "--name",
-                            sign.name).split())
+        return isinstance(sign, Dialog) and bool(self._windows_of(sign))
+
+    def _windows_of(self, sign: Dialog) -> list[str]:
+        """The visible windows named as the game's dialog."""
+        return xdotool(self.screen.display, "search", "--onlyvisible", "--name",
+                       sign.name).split()
 
     def _finish(self, timeout: float = 3.0) -> None:
         """Wait until the game shows its end its own way (its status words, its face, its
