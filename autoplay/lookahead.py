@@ -63,8 +63,10 @@ from autoplay.odds import choose_guess as lowest_probability_guess
 
 ENDGAME_LAYOUTS = 1000
 """Search the game tree when at most this many layouts fit the board."""
-ENDGAME_NODES = 10_000
-"""Positions the endgame search may visit before it gives up for secondary safety."""
+ENDGAME_NODES = 100_000
+"""Positions the endgame search may visit before it gives up for secondary safety. At
+10,000 about one expert game in a hundred gave up on an endgame it could have searched;
+at 100,000 none did in 300 (tuning seed 7), for about 5 ms more per game."""
 CANDIDATES = 20
 """At most this many cells are looked ahead from, the safest first."""
 _NUDGE = 1000
