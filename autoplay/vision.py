@@ -749,19 +749,23 @@ def _coarse_distances(small: Image, templates: Sequence[Image]) -> _Floats:
     """The mean squared difference between the closest template and the image at every
     place a template fits (what ``cv2.matchTemplate``'s ``TM_SQDIFF`` gives, per pixel):
     one sum of squares for all the templates, and one correlation each by ``cv2.filter2D``,
-    several times faster than ``matchTemplate`` on templates this small."""
+    several times faster than ``matchTemplate`` on templates this small. The image's sum of
+    squares is the same for every template, so it is added once, to the closest; each
+    correlation gives the rest of its template's distance in the same pass (a kernel of -2
+    times the template, and the template's own sum of squares as the offset)."""
     image = small.astype(np.float32)
     rows, cols = image.shape[0] - _COARSE + 1, image.shape[1] - _COARSE + 1
-    squares = cv2.boxFilter(image * image, -1, (_COARSE, _COARSE), anchor=(0, 0),
-                            normalize=False)[:rows, :cols]
     closest: _Floats | None = None
     for template in templates:
         kernel = template.astype(np.float32)
-        product = cv2.filter2D(image, -1, kernel, anchor=(0, 0))[:rows, :cols]
-        distance = squares - 2 * product + float((kernel * kernel).sum())
-        closest = distance if closest is None else np.minimum(closest, distance)
+        rest = np.asarray(cv2.filter2D(image, -1, -2 * kernel, anchor=(0, 0),
+                                       delta=float((kernel * kernel).sum())), np.float32)
+        closest = rest if closest is None else np.minimum(closest, rest, out=closest)
     assert closest is not None  # a skin has at least one cell template
-    return np.asarray(np.maximum(closest, 0.0) / (_COARSE * _COARSE), np.float32)
+    closest += cv2.boxFilter(image * image, -1, (_COARSE, _COARSE), anchor=(0, 0),
+                             normalize=False)
+    return np.asarray(np.maximum(closest[:rows, :cols], 0.0) / (_COARSE * _COARSE),
+                      np.float32)
 
 
 def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: _Floats,
