@@ -710,12 +710,19 @@ def _seed_lattices(pyramid: Sequence[Image], skin: Skin, scale: float
     small = cv2.resize(level, (width, height),
                        interpolation=cv2.INTER_AREA if level.shape[1] > width else cv2.INTER_LINEAR)
     distance = _coarse_distances(np.asarray(small, np.uint8), skin.coarse)
+    # A seed is close enough, strictly closer than the spots around it (an edge ties along
+    # its length), and clearly closer than spots a few pixels away. Few spots are close
+    # enough, so the other two tests are made only there.
+    ys, xs = np.nonzero(distance < _SEED_DISTANCE ** 2)
+    if len(xs) < _MIN_CELLS:
+        return []
     ring = np.ones((3, 3), np.uint8)
     ring[1, 1] = 0
-    lowest_around = cv2.erode(distance, ring)  # the centre must be strictly lowest: an
-    highest = cv2.dilate(distance, np.ones((_COARSE - 1, _COARSE - 1), np.uint8))  # edge
-    ys, xs = np.nonzero((distance < lowest_around) & (distance < _SEED_DISTANCE ** 2)  # ties
-                        & (highest - distance > _SEED_CONTRAST ** 2))  # along its length
+    lowest_around = cv2.erode(distance, ring)
+    highest = cv2.dilate(distance, np.ones((_COARSE - 1, _COARSE - 1), np.uint8))
+    near = distance[ys, xs]
+    seed = (near < lowest_around[ys, xs]) & (highest[ys, xs] - near > _SEED_CONTRAST ** 2)
+    ys, xs = ys[seed], xs[seed]
     if len(xs) < _MIN_CELLS:
         return []
     sx = xs + _subpixel(distance, ys, xs, axis=1)
