@@ -615,20 +615,17 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
     (the best such, if several skins find one). Else the coarse search runs at every scale of
     the ladder, and only the most promising rough lattices are settled.
     """
-    pyramid = [np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)]
-    while min(pyramid[-1].shape) >= 64:  # halved greys: shrinking a smaller one is cheaper
-        pyramid.append(np.asarray(cv2.resize(pyramid[-1], None, fx=0.5, fy=0.5,
-                                             interpolation=cv2.INTER_AREA), np.uint8))
+    coarse = _Coarse(image)
     found = [(candidate, skin) for skin in skins for scale in skin.scales if (candidate := _best(
         image, skin, [(weight, _on_pixels(lattice, skin, scale)) for weight, lattice
-                      in _seed_lattices(pyramid, skin, scale)[:_TRIED_LATTICES]],
+                      in _seed_lattices(coarse, skin, scale)[:_TRIED_LATTICES]],
         snapped=True)) is not None]
     exact = [(candidate, skin) for candidate, skin in found if candidate.is_exact()]
     if exact:
         return max(exact, key=lambda pair: _rank(pair[0]))
     for skin in skins:
         rough = [lattice for scale in _ladder(skin)
-                 for lattice in _seed_lattices(pyramid, skin, scale)]
+                 for lattice in _seed_lattices(coarse, skin, scale)]
         by_area = sorted(rough, key=lambda item: -item[0] * item[1].pitch_x * item[1].pitch_y)
         by_count = sorted(rough, key=lambda item: -item[0] * np.sqrt(item[1].pitch_x
                                                                      * item[1].pitch_y))
@@ -687,29 +684,57 @@ def _covers(geometry: Geometry, point: tuple[float, float]) -> bool:
     return x0 <= point[0] < x1 and y0 <= point[1] < y1
 
 
-def _seed_lattices(pyramid: Sequence[Image], skin: Skin, scale: float
+class _Coarse:
+    """One image as the coarse search sees it: in grey, shrunk so that a skin's cell is
+    ``_COARSE`` pixels a side. Each size is shrunk once, for all the skins whose cells it
+    fits (sgt-mines' cells and xbomb's small ones are both 20 px)."""
+
+    def __init__(self, image: Image) -> None:
+        self.pyramid = [np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)]
+        while min(self.pyramid[-1].shape) >= 64:  # halvings: shrinking a smaller one is cheaper
+            self.pyramid.append(np.asarray(cv2.resize(self.pyramid[-1], None, fx=0.5, fy=0.5,
+                                                      interpolation=cv2.INTER_AREA), np.uint8))
+        self._shrunk: dict[tuple[int, int], tuple[_Floats, _Floats]] = {}
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Height and width of the image."""
+        return self.pyramid[0].shape[0], self.pyramid[0].shape[1]
+
+    def shrunk(self, width: int, height: int) -> tuple[_Floats, _Floats]:
+        """The grey image shrunk to ``width`` x ``height`` (by area averaging, from the
+        smallest halving big enough), as floats, and the mean square of every
+        ``_COARSE``-pixel square of it, which every template's distance there shares."""
+        if (width, height) not in self._shrunk:
+            level = max((grey for grey in self.pyramid
+                         if grey.shape[0] >= height and grey.shape[1] >= width),
+                        key=lambda grey: -grey.size, default=self.pyramid[0])
+            small = np.asarray(cv2.resize(level, (width, height), interpolation=(
+                cv2.INTER_AREA if level.shape[1] > width else cv2.INTER_LINEAR)), np.uint8)
+            squares = cv2.sqrBoxFilter(small, cv2.CV_32F, (_COARSE, _COARSE), anchor=(0, 0))
+            self._shrunk[width, height] = (small.astype(np.float32),
+                                           np.asarray(squares, np.float32))
+        return self._shrunk[width, height]
+
+
+def _seed_lattices(coarse: _Coarse, skin: Skin, scale: float
                    ) -> list[tuple[float, Geometry]]:
     """Rough lattices at one scale, biggest first, with their weights, from a search on a
     shrunk grey image.
 
-    The image (``pyramid[0]``, or the smallest halving of it that is big enough) is shrunk
-    so that a cell of this scale is ``_COARSE`` pixels a side; every spot close to a
-    template is a seed; seeds a cell apart form grids (:func:`_grids`), and each grid is a
-    lattice fitted to its seeds' positions (which corrects the pitch of an approximate
-    scale). A lattice weighs the cells its seeds fall on, times how closely they match
+    The image is shrunk so that a cell of this scale is ``_COARSE`` pixels a side; every
+    spot close to a template is a seed; seeds a cell apart form grids (:func:`_grids`), and
+    each grid is a lattice fitted to its seeds' positions (which corrects the pitch of an
+    approximate scale). A lattice weighs the cells its seeds fall on, times how closely they match
     (1 exactly, 0 at the seeds' limit): on a board of plain covered cells, lattices of a
     half or a third of the pitch find seeds everywhere too, but poorer ones.
     """
     fx = _COARSE / (skin.pitch[0] * scale)
     fy = _COARSE / (skin.pitch[1] * scale)
-    height, width = round(pyramid[0].shape[0] * fy), round(pyramid[0].shape[1] * fx)
+    height, width = round(coarse.shape[0] * fy), round(coarse.shape[1] * fx)
     if height < 2 * _COARSE or width < 2 * _COARSE:
         return []
-    level = max((grey for grey in pyramid if grey.shape[0] >= height and grey.shape[1] >= width),
-                key=lambda grey: -grey.size, default=pyramid[0])
-    small = cv2.resize(level, (width, height),
-                       interpolation=cv2.INTER_AREA if level.shape[1] > width else cv2.INTER_LINEAR)
-    distance = _coarse_distances(np.asarray(small, np.uint8), skin.coarse)
+    distance = _coarse_distances(*coarse.shrunk(width, height), skin.coarse)
     # A seed is close enough, strictly closer than the spots around it (an edge ties along
     # its length), and clearly closer than spots a few pixels away. Few spots are close
     # enough, so the other two tests are made only there.
@@ -752,27 +777,27 @@ def _coarse_look(image: Image) -> Image:
     return np.asarray(np.mean(looks, axis=0).round(), np.uint8)
 
 
-def _coarse_distances(small: Image, templates: Sequence[Image]) -> _Floats:
+def _coarse_distances(small: _Floats, squares: _Floats, templates: Sequence[Image]
+                      ) -> _Floats:
     """The mean squared difference between the closest template and the image at every
-    place a template fits (what ``cv2.matchTemplate``'s ``TM_SQDIFF`` gives, per pixel):
-    one sum of squares for all the templates, and one correlation each by ``cv2.filter2D``,
-    several times faster than ``matchTemplate`` on templates this small. The image's sum of
-    squares is the same for every template, so it is added once, to the closest; each
-    correlation gives the rest of its template's distance in the same pass (a kernel of -2
-    times the template, and the template's own sum of squares as the offset)."""
-    image = small.astype(np.float32)
-    rows, cols = image.shape[0] - _COARSE + 1, image.shape[1] - _COARSE + 1
+    place a template fits (what ``cv2.matchTemplate``'s ``TM_SQDIFF`` gives, per pixel),
+    given the image's mean square at every place (see :meth:`_Coarse.shrunk`). That is
+    the same for every template, so it is added once, to the closest; each template's
+    correlation by ``cv2.filter2D`` gives the rest of its distance in one pass (a kernel
+    of -2 times the template and an offset of its own mean square, both over its area),
+    several times faster than ``matchTemplate`` on templates this small."""
+    area = _COARSE * _COARSE
     closest: _Floats | None = None
     for template in templates:
         kernel = template.astype(np.float32)
-        rest = np.asarray(cv2.filter2D(image, -1, -2 * kernel, anchor=(0, 0),
-                                       delta=float((kernel * kernel).sum())), np.float32)
+        rest = np.asarray(cv2.filter2D(small, -1, kernel * (-2 / area), anchor=(0, 0),
+                                       delta=float((kernel * kernel).sum()) / area),
+                          np.float32)
         closest = rest if closest is None else np.minimum(closest, rest, out=closest)
     assert closest is not None  # a skin has at least one cell template
-    closest += cv2.boxFilter(image * image, -1, (_COARSE, _COARSE), anchor=(0, 0),
-                             normalize=False)
-    return np.asarray(np.maximum(closest[:rows, :cols], 0.0) / (_COARSE * _COARSE),
-                      np.float32)
+    closest += squares
+    rows, cols = small.shape[0] - _COARSE + 1, small.shape[1] - _COARSE + 1
+    return np.maximum(closest[:rows, :cols], 0.0, out=closest[:rows, :cols])
 
 
 def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: _Floats,
