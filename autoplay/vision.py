@@ -159,6 +159,10 @@ class Skin:
     """How far apart every two templates are."""
     coarse: tuple[Image, ...] = field(init=False, repr=False)
     """A few distinct grey templates at the coarse search's size."""
+    covered: tuple[Image, ...] = field(init=False, repr=False)
+    """The first of ``coarse``: a covered cell at each of the skin's cell sizes (none when
+    it has no covered look). A game being played shows covered cells, so these tell
+    cheaply whether the skin's board may be on a screen."""
     scales: tuple[float, ...] = field(init=False, repr=False)
     """The scales its cell templates were cut at, relative to ``pitch``, 1.0 first. A game
     that draws its cells at several sizes (GNOME Mines scales them with its window, Ace of
@@ -193,6 +197,7 @@ class Skin:
                 look = _coarse_look(covered.image)
                 if all(_rms(look, c) >= 4.0 for c in coarse):
                     coarse.append(look)
+        object.__setattr__(self, "covered", tuple(coarse))
         coarse = coarse or smalls[:1]
         most = len(coarse) + _SEED_TEMPLATES - 1
         while len(coarse) < most:
@@ -612,17 +617,23 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
     """The best board of any of the skins in the image, and its skin; or None.
 
     A board at one of its skin's own scales matches almost exactly, and is taken at once
-    (the best such, if several skins find one). Else the coarse search runs at every scale of
-    the ladder, and only the most promising rough lattices are settled.
+    (the best such, if several skins find one). The skins whose covered cells show are
+    searched for one first, and the others only if none is found: a game being played
+    shows covered cells, so on a screen with one game the other skins cost only the search
+    for their covered look. Else the coarse search runs at every scale of the ladder, and
+    only the most promising rough lattices are settled.
     """
     coarse = _Coarse(image)
-    found = [(candidate, skin) for skin in skins for scale in skin.scales if (candidate := _best(
-        image, skin, [(weight, _on_pixels(lattice, skin, scale)) for weight, lattice
+    found: list[tuple[_Candidate, Skin]] = []
+    for group in _in_order(coarse, skins):
+        found += [(candidate, skin) for skin in group for scale in skin.scales
+                  if (candidate := _best(image, skin, [
+                      (weight, _on_pixels(lattice, skin, scale)) for weight, lattice
                       in _seed_lattices(coarse, skin, scale)[:_TRIED_LATTICES]],
-        snapped=True)) is not None]
-    exact = [(candidate, skin) for candidate, skin in found if candidate.is_exact()]
-    if exact:
-        return max(exact, key=lambda pair: _rank(pair[0]))
+                      snapped=True)) is not None]
+        exact = [(candidate, skin) for candidate, skin in found if candidate.is_exact()]
+        if exact:
+            return max(exact, key=lambda pair: _rank(pair[0]))
     for skin in skins:
         rough = [lattice for scale in _ladder(skin)
                  for lattice in _seed_lattices(coarse, skin, scale)]
@@ -633,6 +644,18 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
         best = _best(image, skin, list(tried.values()))
         found += [(best, skin)] if best is not None else []
     return max(found, key=lambda pair: _rank(pair[0]), default=None)
+
+
+def _in_order(coarse: _Coarse, skins: Sequence[Skin]) -> list[list[Skin]]:
+    """The skins in the groups their boards are sought in: first those whose covered look
+    shows at one of their own scales (seeds of it weighing ``_FIT_WEIGHT``, two cells
+    matched exactly), then the others. A lone skin makes one group: nothing to order."""
+    if len(skins) == 1:
+        return [list(skins)]
+    showing = [skin for skin in skins if any(
+        weight >= _FIT_WEIGHT for scale in skin.scales
+        for weight, _ in _seed_lattices(coarse, skin, scale, covered=True))]
+    return [showing, [skin for skin in skins if skin not in showing]]
 
 
 def _ladder(skin: Skin) -> list[float]:
@@ -686,8 +709,10 @@ def _covers(geometry: Geometry, point: tuple[float, float]) -> bool:
 
 class _Coarse:
     """One image as the coarse search sees it: in grey, shrunk so that a skin's cell is
-    ``_COARSE`` pixels a side. Each size is shrunk once, for all the skins whose cells it
-    fits (sgt-mines' cells and xbomb's small ones are both 20 px)."""
+    ``_COARSE`` pixels a side, and matched there against the skin's coarse looks. Each
+    size is shrunk once, for all the skins whose cells it fits (sgt-mines' cells and
+    xbomb's small ones are both 20 px), and each look matched once: a skin's covered
+    looks, searched for first, count again in its full search."""
 
     def __init__(self, image: Image) -> None:
         self.pyramid = [np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)]
@@ -695,11 +720,27 @@ class _Coarse:
             self.pyramid.append(np.asarray(cv2.resize(self.pyramid[-1], None, fx=0.5, fy=0.5,
                                                       interpolation=cv2.INTER_AREA), np.uint8))
         self._shrunk: dict[tuple[int, int], tuple[_Floats, _Floats]] = {}
+        self._distances: dict[tuple[Skin, int, int, bool], _Floats] = {}
 
     @property
     def shape(self) -> tuple[int, int]:
         """Height and width of the image."""
         return self.pyramid[0].shape[0], self.pyramid[0].shape[1]
+
+    def distances(self, skin: Skin, width: int, height: int, *, covered: bool = False
+                  ) -> _Floats:
+        """The distance to the closest of the skin's coarse looks (or of its covered looks
+        only) at every place of the image shrunk to ``width`` x ``height`` (see
+        :func:`_coarse_distances`)."""
+        key = (skin, width, height, covered)
+        if key not in self._distances:
+            looks = skin.covered if covered else skin.coarse[len(skin.covered):]
+            parts = [] if covered or not skin.covered else [
+                self.distances(skin, width, height, covered=True)]
+            if looks:
+                parts.append(_coarse_distances(*self.shrunk(width, height), looks))
+            self._distances[key] = parts[0] if len(parts) == 1 else np.minimum(*parts)
+        return self._distances[key]
 
     def shrunk(self, width: int, height: int) -> tuple[_Floats, _Floats]:
         """The grey image shrunk to ``width`` x ``height`` (by area averaging, from the
@@ -717,10 +758,10 @@ class _Coarse:
         return self._shrunk[width, height]
 
 
-def _seed_lattices(coarse: _Coarse, skin: Skin, scale: float
+def _seed_lattices(coarse: _Coarse, skin: Skin, scale: float, *, covered: bool = False
                    ) -> list[tuple[float, Geometry]]:
     """Rough lattices at one scale, biggest first, with their weights, from a search on a
-    shrunk grey image.
+    shrunk grey image for the skin's coarse looks (``covered``: its covered looks only).
 
     The image is shrunk so that a cell of this scale is ``_COARSE`` pixels a side; every
     spot close to a template is a seed; seeds a cell apart form grids (:func:`_grids`), and
@@ -732,9 +773,9 @@ def _seed_lattices(coarse: _Coarse, skin: Skin, scale: float
     fx = _COARSE / (skin.pitch[0] * scale)
     fy = _COARSE / (skin.pitch[1] * scale)
     height, width = round(coarse.shape[0] * fy), round(coarse.shape[1] * fx)
-    if height < 2 * _COARSE or width < 2 * _COARSE:
+    if height < 2 * _COARSE or width < 2 * _COARSE or (covered and not skin.covered):
         return []
-    distance = _coarse_distances(*coarse.shrunk(width, height), skin.coarse)
+    distance = coarse.distances(skin, width, height, covered=covered)
     # A seed is close enough, strictly closer than the spots around it (an edge ties along
     # its length), and clearly closer than spots a few pixels away. Few spots are close
     # enough, so the other two tests are made only there.
