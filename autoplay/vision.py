@@ -629,7 +629,7 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
         found += [(candidate, skin) for skin in group for scale in skin.scales
                   if (candidate := _best(image, skin, [
                       (weight, _on_pixels(lattice, skin, scale)) for weight, lattice
-                      in _seed_lattices(coarse, skin, scale)[:_TRIED_LATTICES]],
+                      in _seed_lattices(coarse, skin, scale)],
                       snapped=True)) is not None]
         exact = [(candidate, skin) for candidate, skin in found if candidate.is_exact()]
         if exact:
@@ -794,7 +794,7 @@ def _seed_lattices(coarse: _Coarse, skin: Skin, scale: float, *, covered: bool =
     sx = xs + _subpixel(distance, ys, xs, axis=1)
     sy = ys + _subpixel(distance, ys, xs, axis=0)
     lattices = []
-    for group, cols, rows in _grids(xs, ys, sx, sy, distance.shape)[:_TRIED_LATTICES]:
+    for group, cols, rows in _grids(xs, ys, sx, sy, distance.shape, _TRIED_LATTICES):
         left, pitch_x = _fit(cols, sx[group] / fx, _COARSE / fx)
         top, pitch_y = _fit(rows, sy[group] / fy, _COARSE / fy)
         c0, r0 = int(cols.min()), int(rows.min())
@@ -842,7 +842,7 @@ def _coarse_distances(small: _Floats, squares: _Floats, templates: Sequence[Imag
 
 
 def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: _Floats,
-           shape: tuple[int, ...]
+           shape: tuple[int, ...], most: int
            ) -> list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
     """Group seeds into grids, biggest first: two seeds are neighbours when one lies about
     a cell (``_COARSE`` pixels, give or take one) to the right of or below the other.
@@ -855,8 +855,8 @@ def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: 
     coarse cell, so none is far enough off to pull the mean.) ``xs``, ``ys`` are
     the seeds' pixels, ``sx``, ``sy`` their positions between pixels.
 
-    Returns each group's seed indices (of at least ``_MIN_CELLS`` seeds), with their
-    columns and rows.
+    Returns the ``most`` biggest groups of at least ``_MIN_CELLS`` seeds: each one's seed
+    indices, with their columns and rows.
     """
     seeds = np.full(shape, -1, np.intp)
     seeds[ys, xs] = np.arange(len(xs))
@@ -885,9 +885,9 @@ def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: 
             break
         label = moved
     groups = []
-    for value, size in zip(*np.unique(label, return_counts=True)):
-        if size < _MIN_CELLS:
-            continue
+    values, sizes = np.unique(label, return_counts=True)
+    biggest = np.argsort(-sizes, kind="stable")[:most]
+    for value in values[biggest[sizes[biggest] >= _MIN_CELLS]]:
         group = np.flatnonzero(label == value)
         steps = []
         for (a, b), position in zip(links, (sx, sy)):
@@ -897,7 +897,6 @@ def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: 
         cols = np.rint((sx[group] - sx[group].min()) / steps[0]).astype(np.intp)
         rows = np.rint((sy[group] - sy[group].min()) / steps[1]).astype(np.intp)
         groups.append((group, cols, rows))
-    groups.sort(key=lambda g: -len(g[0]))
     return groups
 
 
