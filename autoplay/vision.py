@@ -667,10 +667,10 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
 
     A board at one of its skin's own scales matches almost exactly, and is taken at once
     (the best such, if several skins find one). The skins whose covered cells show are
-    searched for one first, and the others only if none is found: a game being played
-    shows covered cells, so on a screen with one game the other skins cost only the search
-    for their covered look. Else the coarse search runs at every scale of the ladder, and
-    only the most promising rough lattices are settled.
+    searched for one first, and the others only if none is found (see :func:`_in_order`):
+    a game being played shows covered cells, so on a screen with one game the other skins
+    cost only the search for their covered look. Else the coarse search runs at every scale
+    of the ladder, and only the most promising rough lattices are settled.
     """
     coarse = _Coarse(image)
     found: list[tuple[_Candidate, Skin]] = []
@@ -815,9 +815,9 @@ def _seed_lattices(coarse: _Coarse, skin: Skin, scale: float, *, covered: bool =
     The image is shrunk so that a cell of this scale is ``_COARSE`` pixels a side; every
     spot close to a template is a seed; seeds a cell apart form grids (:func:`_grids`), and
     each grid is a lattice fitted to its seeds' positions (which corrects the pitch of an
-    approximate scale). A lattice weighs the cells its seeds fall on, times how closely they match
-    (1 exactly, 0 at the seeds' limit): on a board of plain covered cells, lattices of a
-    half or a third of the pitch find seeds everywhere too, but poorer ones.
+    approximate scale). A lattice weighs the cells its seeds fall on, times how closely
+    they match (1 exactly, 0 at the seeds' limit): on a board of plain covered cells,
+    lattices of a half or a third of the pitch find seeds everywhere too, but poorer ones.
     """
     fx = _COARSE / (skin.pitch[0] * scale)
     fy = _COARSE / (skin.pitch[1] * scale)
@@ -884,7 +884,7 @@ def _coarse_distances(small: _Floats, squares: _Floats, templates: Sequence[Imag
                                        delta=float((kernel * kernel).sum()) / area),
                           np.float32)
         closest = rest if closest is None else np.minimum(closest, rest, out=closest)
-    assert closest is not None  # a skin has at least one cell template
+    assert closest is not None  # never called without templates
     closest += squares
     rows, cols = small.shape[0] - _COARSE + 1, small.shape[1] - _COARSE + 1
     return np.maximum(closest[:rows, :cols], 0.0, out=closest[:rows, :cols])
