@@ -159,6 +159,10 @@ class Skin:
     """How far apart every two templates are."""
     coarse: tuple[Image, ...] = field(init=False, repr=False)
     """A few distinct grey templates at the coarse search's size."""
+    covered: tuple[Image, ...] = field(init=False, repr=False)
+    """The first of ``coarse``: a covered cell at each of the skin's cell sizes (none when
+    it has no covered look). A game being played shows covered cells, so these tell
+    cheaply whether the skin's board may be on a screen."""
     scales: tuple[float, ...] = field(init=False, repr=False)
     """The scales its cell templates were cut at, relative to ``pitch``, 1.0 first. A game
     that draws its cells at several sizes (GNOME Mines scales them with its window, Ace of
@@ -193,6 +197,7 @@ class Skin:
                 look = _coarse_look(covered.image)
                 if all(_rms(look, c) >= 4.0 for c in coarse):
                     coarse.append(look)
+        object.__setattr__(self, "covered", tuple(coarse))
         coarse = coarse or smalls[:1]
         most = len(coarse) + _SEED_TEMPLATES - 1
         while len(coarse) < most:
@@ -401,27 +406,76 @@ def cell_features(image: Image, geometry: Geometry) -> _Floats:
     """
     if not geometry.fits(image):
         raise ValueError(f"{geometry} goes outside the {image.shape[1]}x{image.shape[0]} image")
-    # Move the board by what is left of a pixel so that it starts on a pixel edge, then
-    # shrink it by area averaging: a board a third of a pixel off reads like one in place.
     x0, y0 = int(np.floor(geometry.left)), int(np.floor(geometry.top))
     width = round(geometry.cols * geometry.pitch_x)
     height = round(geometry.rows * geometry.pitch_y)
-    x1, y1 = x0 + width + 1, y0 + height + 1
+    x1, y1 = x0 + width + 2, y0 + height + 2
     dx, dy = geometry.left - x0, geometry.top - y0
     rows, cols = image.shape[:2]
     crop = image[max(0, y0):min(rows, y1), max(0, x0):min(cols, x1)]
     pads = (max(0, -y0), max(0, y1 - rows), max(0, -x0), max(0, x1 - cols))
     if any(pads):  # the edge cells of a tight crop: repeat the image's last pixels
         crop = np.asarray(cv2.copyMakeBorder(crop, *pads, cv2.BORDER_REPLICATE), np.uint8)
-    if dx > 0.05 or dy > 0.05:
-        crop = np.asarray(cv2.warpAffine(crop, np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]]),
-                                         (crop.shape[1], crop.shape[0]),
-                                         flags=cv2.INTER_LINEAR,
-                                         borderMode=cv2.BORDER_REPLICATE), np.uint8)
-    block = _resample(crop[:height, :width], geometry.rows, geometry.cols)
+    # Cells are shrunk by area averaging: a board between pixels as it lies, one on a pixel
+    # edge by cv2.resize, which takes the same areas faster. Cells smaller than CELL_SIZE
+    # grow by interpolation instead, so such a board is first moved onto a pixel edge.
+    between = dx > 0.05 or dy > 0.05
+    if between and geometry.pitch_x >= CELL_SIZE and geometry.pitch_y >= CELL_SIZE:
+        block = _box_means(crop, (dx, dy), (geometry.pitch_x, geometry.pitch_y),
+                           (geometry.cols, geometry.rows))
+    else:
+        if between:
+            crop = np.asarray(cv2.warpAffine(crop, np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]]),
+                                             (crop.shape[1], crop.shape[0]),
+                                             flags=cv2.INTER_LINEAR,
+                                             borderMode=cv2.BORDER_REPLICATE), np.uint8)
+        block = _resample(crop[:height, :width], geometry.rows, geometry.cols)
     cells = block.reshape(geometry.rows, CELL_SIZE, geometry.cols, CELL_SIZE, 3)
     return cells.transpose(0, 2, 1, 3, 4).reshape(geometry.rows * geometry.cols, -1).astype(
         np.float32)
+
+
+def _box_means(crop: Image, start: tuple[float, float], pitch: tuple[float, float],
+               count: tuple[int, int]) -> Image:
+    """What area averaging gives for a block of ``count`` (columns, rows) cells of ``pitch``
+    that starts ``start`` pixels into ``crop``, between pixels: the mean of every
+    CELL_SIZE-th of a cell, pixels taken as little squares, as if the block began on a
+    pixel edge. A cell must be CELL_SIZE pixels or more.
+
+    ``cv2.resize`` averages areas only from a pixel edge; moving the block there first
+    (by interpolation) would blur it by up to half a pixel, which a board of small cells
+    rescaled to 125% cannot afford (xbomb's 20 px cells become 25 px from x = 7.5, and
+    their thin digits blur past telling apart). The means are taken down, then across:
+    each is a weighted sum of the few pixels its box overlaps.
+    """
+    block: npt.NDArray[Any] = crop
+    for axis, first, step, cells in ((0, start[1], pitch[1], count[1]),
+                                     (1, start[0], pitch[0], count[0])):
+        pixels, shares = _box_shares(first, step / CELL_SIZE, cells * CELL_SIZE,
+                                     block.shape[axis])
+        along = [-1 if other == axis else 1 for other in range(block.ndim)]
+        means: _Floats | None = None
+        for tap in range(pixels.shape[1]):  # whole rows first, from the bytes: cheapest
+            part = np.take(block, pixels[:, tap], axis=axis).astype(np.float32, copy=False)
+            part *= shares[:, tap].reshape(along)
+            means = part if means is None else np.add(means, part, out=means)
+        assert means is not None  # a box overlaps a pixel at least
+        block = means
+    return np.asarray(np.clip(np.rint(block), 0, 255), np.uint8)
+
+
+def _box_shares(first: float, width: float, count: int, length: int
+                ) -> tuple[npt.NDArray[np.intp], _Floats]:
+    """For each of ``count`` boxes ``width`` pixels wide (1 or more), the k-th starting at
+    ``first + k * width`` on a line of ``length`` pixels: the pixels from the one it starts
+    in, as many as it can overlap, and the share of the box that each covers (0 past its
+    end)."""
+    starts = first + np.arange(count) * width
+    pixels = np.floor(starts).astype(np.intp)[:, None] + np.arange(int(np.ceil(width)) + 1)
+    overlap = (np.minimum(pixels + 1, (starts + width)[:, None])
+               - np.maximum(pixels, starts[:, None]))
+    shares = np.asarray(np.clip(overlap, 0.0, None) / width, np.float32)
+    return np.minimum(pixels, length - 1), shares
 
 
 @dataclass(frozen=True, slots=True)
@@ -612,23 +666,26 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
     """The best board of any of the skins in the image, and its skin; or None.
 
     A board at one of its skin's own scales matches almost exactly, and is taken at once
-    (the best such, if several skins find one). Else the coarse search runs at every scale of
-    the ladder, and only the most promising rough lattices are settled.
+    (the best such, if several skins find one). The skins whose covered cells show are
+    searched for one first, and the others only if none is found (see :func:`_in_order`):
+    a game being played shows covered cells, so on a screen with one game the other skins
+    cost only the search for their covered look. Else the coarse search runs at every scale
+    of the ladder, and only the most promising rough lattices are settled.
     """
-    pyramid = [np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)]
-    while min(pyramid[-1].shape) >= 64:  # halved greys: shrinking a smaller one is cheaper
-        pyramid.append(np.asarray(cv2.resize(pyramid[-1], None, fx=0.5, fy=0.5,
-                                             interpolation=cv2.INTER_AREA), np.uint8))
-    found = [(candidate, skin) for skin in skins for scale in skin.scales if (candidate := _best(
-        image, skin, [(weight, _on_pixels(lattice, skin, scale)) for weight, lattice
-                      in _seed_lattices(pyramid, skin, scale)[:_TRIED_LATTICES]],
-        snapped=True)) is not None]
-    exact = [(candidate, skin) for candidate, skin in found if candidate.is_exact()]
-    if exact:
-        return max(exact, key=lambda pair: _rank(pair[0]))
+    coarse = _Coarse(image)
+    found: list[tuple[_Candidate, Skin]] = []
+    for group in _in_order(coarse, skins):
+        found += [(candidate, skin) for skin in group for scale in skin.scales
+                  if (candidate := _best(image, skin, [
+                      (weight, _on_pixels(lattice, skin, scale)) for weight, lattice
+                      in _seed_lattices(coarse, skin, scale)],
+                      snapped=True)) is not None]
+        exact = [(candidate, skin) for candidate, skin in found if candidate.is_exact()]
+        if exact:
+            return max(exact, key=lambda pair: _rank(pair[0]))
     for skin in skins:
         rough = [lattice for scale in _ladder(skin)
-                 for lattice in _seed_lattices(pyramid, skin, scale)]
+                 for lattice in _seed_lattices(coarse, skin, scale)]
         by_area = sorted(rough, key=lambda item: -item[0] * item[1].pitch_x * item[1].pitch_y)
         by_count = sorted(rough, key=lambda item: -item[0] * np.sqrt(item[1].pitch_x
                                                                      * item[1].pitch_y))
@@ -636,6 +693,18 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
         best = _best(image, skin, list(tried.values()))
         found += [(best, skin)] if best is not None else []
     return max(found, key=lambda pair: _rank(pair[0]), default=None)
+
+
+def _in_order(coarse: _Coarse, skins: Sequence[Skin]) -> list[list[Skin]]:
+    """The skins in the groups their boards are sought in: first those whose covered look
+    shows at one of their own scales (seeds of it weighing ``_FIT_WEIGHT``, two cells
+    matched exactly), then the others. A lone skin makes one group: nothing to order."""
+    if len(skins) == 1:
+        return [list(skins)]
+    showing = [skin for skin in skins if any(
+        weight >= _FIT_WEIGHT for scale in skin.scales
+        for weight, _ in _seed_lattices(coarse, skin, scale, covered=True))]
+    return [showing, [skin for skin in skins if skin not in showing]]
 
 
 def _ladder(skin: Skin) -> list[float]:
@@ -687,41 +756,94 @@ def _covers(geometry: Geometry, point: tuple[float, float]) -> bool:
     return x0 <= point[0] < x1 and y0 <= point[1] < y1
 
 
-def _seed_lattices(pyramid: Sequence[Image], skin: Skin, scale: float
+class _Coarse:
+    """One image as the coarse search sees it: in grey, shrunk so that a skin's cell is
+    ``_COARSE`` pixels a side, and matched there against the skin's coarse looks. Each
+    size is shrunk once, for all the skins whose cells it fits (sgt-mines' cells and
+    xbomb's small ones are both 20 px), and each look matched once: a skin's covered
+    looks, searched for first, count again in its full search."""
+
+    def __init__(self, image: Image) -> None:
+        self.pyramid = [np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)]
+        while min(self.pyramid[-1].shape) >= 64:  # halvings: shrinking a smaller one is cheaper
+            self.pyramid.append(np.asarray(cv2.resize(self.pyramid[-1], None, fx=0.5, fy=0.5,
+                                                      interpolation=cv2.INTER_AREA), np.uint8))
+        self._shrunk: dict[tuple[int, int], tuple[_Floats, _Floats]] = {}
+        self._distances: dict[tuple[Skin, int, int, bool], _Floats] = {}
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Height and width of the image."""
+        return self.pyramid[0].shape[0], self.pyramid[0].shape[1]
+
+    def distances(self, skin: Skin, width: int, height: int, *, covered: bool = False
+                  ) -> _Floats:
+        """The distance to the closest of the skin's coarse looks (or of its covered looks
+        only) at every place of the image shrunk to ``width`` x ``height`` (see
+        :func:`_coarse_distances`)."""
+        key = (skin, width, height, covered)
+        if key not in self._distances:
+            looks = skin.covered if covered else skin.coarse[len(skin.covered):]
+            parts = [] if covered or not skin.covered else [
+                self.distances(skin, width, height, covered=True)]
+            if looks:
+                parts.append(_coarse_distances(*self.shrunk(width, height), looks))
+            self._distances[key] = parts[0] if len(parts) == 1 else np.minimum(*parts)
+        return self._distances[key]
+
+    def shrunk(self, width: int, height: int) -> tuple[_Floats, _Floats]:
+        """The grey image shrunk to ``width`` x ``height`` (by area averaging, from the
+        smallest halving big enough), as floats, and the mean square of every
+        ``_COARSE``-pixel square of it, which every template's distance there shares."""
+        if (width, height) not in self._shrunk:
+            level = max((grey for grey in self.pyramid
+                         if grey.shape[0] >= height and grey.shape[1] >= width),
+                        key=lambda grey: -grey.size, default=self.pyramid[0])
+            small = np.asarray(cv2.resize(level, (width, height), interpolation=(
+                cv2.INTER_AREA if level.shape[1] > width else cv2.INTER_LINEAR)), np.uint8)
+            squares = cv2.sqrBoxFilter(small, cv2.CV_32F, (_COARSE, _COARSE), anchor=(0, 0))
+            self._shrunk[width, height] = (small.astype(np.float32),
+                                           np.asarray(squares, np.float32))
+        return self._shrunk[width, height]
+
+
+def _seed_lattices(coarse: _Coarse, skin: Skin, scale: float, *, covered: bool = False
                    ) -> list[tuple[float, Geometry]]:
     """Rough lattices at one scale, biggest first, with their weights, from a search on a
-    shrunk grey image.
+    shrunk grey image for the skin's coarse looks (``covered``: its covered looks only).
 
-    The image (``pyramid[0]``, or the smallest halving of it that is big enough) is shrunk
-    so that a cell of this scale is ``_COARSE`` pixels a side; every spot close to a
-    template is a seed; seeds a cell apart form grids (:func:`_grids`), and each grid is a
-    lattice fitted to its seeds' positions (which corrects the pitch of an approximate
-    scale). A lattice weighs the cells its seeds fall on, times how closely they match
-    (1 exactly, 0 at the seeds' limit): on a board of plain covered cells, lattices of a
-    half or a third of the pitch find seeds everywhere too, but poorer ones.
+    The image is shrunk so that a cell of this scale is ``_COARSE`` pixels a side; every
+    spot close to a template is a seed; seeds a cell apart form grids (:func:`_grids`), and
+    each grid is a lattice fitted to its seeds' positions (which corrects the pitch of an
+    approximate scale). A lattice weighs the cells its seeds fall on, times how closely
+    they match (1 exactly, 0 at the seeds' limit): on a board of plain covered cells,
+    lattices of a half or a third of the pitch find seeds everywhere too, but poorer ones.
     """
     fx = _COARSE / (skin.pitch[0] * scale)
     fy = _COARSE / (skin.pitch[1] * scale)
-    height, width = round(pyramid[0].shape[0] * fy), round(pyramid[0].shape[1] * fx)
-    if height < 2 * _COARSE or width < 2 * _COARSE:
+    height, width = round(coarse.shape[0] * fy), round(coarse.shape[1] * fx)
+    if height < 2 * _COARSE or width < 2 * _COARSE or (covered and not skin.covered):
         return []
-    level = max((grey for grey in pyramid if grey.shape[0] >= height and grey.shape[1] >= width),
-                key=lambda grey: -grey.size, default=pyramid[0])
-    small = cv2.resize(level, (width, height),
-                       interpolation=cv2.INTER_AREA if level.shape[1] > width else cv2.INTER_LINEAR)
-    distance = _coarse_distances(np.asarray(small, np.uint8), skin.coarse)
+    distance = coarse.distances(skin, width, height, covered=covered)
+    # A seed is close enough, strictly closer than the spots around it (an edge ties along
+    # its length), and clearly closer than spots a few pixels away. Few spots are close
+    # enough, so the other two tests are made only there.
+    ys, xs = np.nonzero(distance < _SEED_DISTANCE ** 2)
+    if len(xs) < _MIN_CELLS:
+        return []
     ring = np.ones((3, 3), np.uint8)
     ring[1, 1] = 0
-    lowest_around = cv2.erode(distance, ring)  # the centre must be strictly lowest: an
-    highest = cv2.dilate(distance, np.ones((_COARSE - 1, _COARSE - 1), np.uint8))  # edge
-    ys, xs = np.nonzero((distance < lowest_around) & (distance < _SEED_DISTANCE ** 2)  # ties
-                        & (highest - distance > _SEED_CONTRAST ** 2))  # along its length
+    lowest_around = cv2.erode(distance, ring)
+    highest = cv2.dilate(distance, np.ones((_COARSE - 1, _COARSE - 1), np.uint8))
+    near = distance[ys, xs]
+    seed = (near < lowest_around[ys, xs]) & (highest[ys, xs] - near > _SEED_CONTRAST ** 2)
+    ys, xs = ys[seed], xs[seed]
     if len(xs) < _MIN_CELLS:
         return []
     sx = xs + _subpixel(distance, ys, xs, axis=1)
     sy = ys + _subpixel(distance, ys, xs, axis=0)
     lattices = []
-    for group, cols, rows in _grids(xs, ys, sx, sy, distance.shape)[:_TRIED_LATTICES]:
+    for group, cols, rows in _grids(xs, ys, sx, sy, distance.shape, _TRIED_LATTICES):
         left, pitch_x = _fit(cols, sx[group] / fx, _COARSE / fx)
         top, pitch_y = _fit(rows, sy[group] / fy, _COARSE / fy)
         c0, r0 = int(cols.min()), int(rows.min())
@@ -745,27 +867,31 @@ def _coarse_look(image: Image) -> Image:
     return np.asarray(np.mean(looks, axis=0).round(), np.uint8)
 
 
-def _coarse_distances(small: Image, templates: Sequence[Image]) -> _Floats:
+def _coarse_distances(small: _Floats, squares: _Floats, templates: Sequence[Image]
+                      ) -> _Floats:
     """The mean squared difference between the closest template and the image at every
-    place a template fits (what ``cv2.matchTemplate``'s ``TM_SQDIFF`` gives, per pixel):
-    one sum of squares for all the templates, and one correlation each by ``cv2.filter2D``,
+    place a template fits (what ``cv2.matchTemplate``'s ``TM_SQDIFF`` gives, per pixel),
+    given the image's mean square at every place (see :meth:`_Coarse.shrunk`). That is
+    the same for every template, so it is added once, to the closest; each template's
+    correlation by ``cv2.filter2D`` gives the rest of its distance in one pass (a kernel
+    of -2 times the template and an offset of its own mean square, both over its area),
     several times faster than ``matchTemplate`` on templates this small."""
-    image = small.astype(np.float32)
-    rows, cols = image.shape[0] - _COARSE + 1, image.shape[1] - _COARSE + 1
-    squares = cv2.boxFilter(image * image, -1, (_COARSE, _COARSE), anchor=(0, 0),
-                            normalize=False)[:rows, :cols]
+    area = _COARSE * _COARSE
     closest: _Floats | None = None
     for template in templates:
         kernel = template.astype(np.float32)
-        product = cv2.filter2D(image, -1, kernel, anchor=(0, 0))[:rows, :cols]
-        distance = squares - 2 * product + float((kernel * kernel).sum())
-        closest = distance if closest is None else np.minimum(closest, distance)
-    assert closest is not None  # a skin has at least one cell template
-    return np.asarray(np.maximum(closest, 0.0) / (_COARSE * _COARSE), np.float32)
+        rest = np.asarray(cv2.filter2D(small, -1, kernel * (-2 / area), anchor=(0, 0),
+                                       delta=float((kernel * kernel).sum()) / area),
+                          np.float32)
+        closest = rest if closest is None else np.minimum(closest, rest, out=closest)
+    assert closest is not None  # never called without templates
+    closest += squares
+    rows, cols = small.shape[0] - _COARSE + 1, small.shape[1] - _COARSE + 1
+    return np.maximum(closest[:rows, :cols], 0.0, out=closest[:rows, :cols])
 
 
 def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: _Floats,
-           shape: tuple[int, ...]
+           shape: tuple[int, ...], most: int
            ) -> list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
     """Group seeds into grids, biggest first: two seeds are neighbours when one lies about
     a cell (``_COARSE`` pixels, give or take one) to the right of or below the other.
@@ -778,8 +904,8 @@ def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: 
     coarse cell, so none is far enough off to pull the mean.) ``xs``, ``ys`` are
     the seeds' pixels, ``sx``, ``sy`` their positions between pixels.
 
-    Returns each group's seed indices (of at least ``_MIN_CELLS`` seeds), with their
-    columns and rows.
+    Returns the ``most`` biggest groups of at least ``_MIN_CELLS`` seeds: each one's seed
+    indices, with their columns and rows.
     """
     seeds = np.full(shape, -1, np.intp)
     seeds[ys, xs] = np.arange(len(xs))
@@ -808,9 +934,9 @@ def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: 
             break
         label = moved
     groups = []
-    for value, size in zip(*np.unique(label, return_counts=True)):
-        if size < _MIN_CELLS:
-            continue
+    values, sizes = np.unique(label, return_counts=True)
+    biggest = np.argsort(-sizes, kind="stable")[:most]
+    for value in values[biggest[sizes[biggest] >= _MIN_CELLS]]:
         group = np.flatnonzero(label == value)
         steps = []
         for (a, b), position in zip(links, (sx, sy)):
@@ -820,7 +946,6 @@ def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: _Floats, sy: 
         cols = np.rint((sx[group] - sx[group].min()) / steps[0]).astype(np.intp)
         rows = np.rint((sy[group] - sy[group].min()) / steps[1]).astype(np.intp)
         groups.append((group, cols, rows))
-    groups.sort(key=lambda g: -len(g[0]))
     return groups
 
 
