@@ -844,8 +844,8 @@ def _seed_lattices(coarse: _Coarse, skin: Skin, scale: float, *, covered: bool =
     sy = ys + _subpixel(distance, ys, xs, axis=0)
     lattices = []
     for group, cols, rows in _grids(xs, ys, sx, sy, distance.shape, _TRIED_LATTICES):
-        left, pitch_x = _fit(cols, sx[group] / fx, _COARSE / fx)
-        top, pitch_y = _fit(rows, sy[group] / fy, _COARSE / fy)
+        left, top, pitch_x, pitch_y = _fit(cols, sx[group] / fx, rows, sy[group] / fy,
+                                           (_COARSE / fx, _COARSE / fy))
         c0, r0 = int(cols.min()), int(rows.min())
         cells = len(set(zip(cols.tolist(), rows.tolist())))
         quality = 1 - float(np.sqrt(distance[ys[group], xs[group]].mean())) / _SEED_DISTANCE
@@ -971,24 +971,43 @@ def _vertex(before: float, centre: float, after: float) -> float:
     return float(np.clip((before - after) / (2 * curve), -0.5, 0.5)) if curve > 1e-6 else 0.0
 
 
-def _fit(index: npt.NDArray[np.intp], position: npt.NDArray[np.floating[Any]], pitch: float
-         ) -> tuple[float, float]:
-    """Origin and pitch of ``position = origin + index * pitch``, robustly: the median of
-    the slopes between pairs (Theil-Sen), so stray matches do not bend the lattice. The
-    given pitch is kept when the positions span too few cells to measure it, or disagree
-    with it by more than a tenth."""
-    slope = pitch
+def _fit(cols: npt.NDArray[np.intp], xs: npt.NDArray[np.floating[Any]],
+         rows: npt.NDArray[np.intp], ys: npt.NDArray[np.floating[Any]],
+         pitch: tuple[float, float]) -> tuple[float, float, float, float]:
+    """Origin and pitch (left, top, pitch_x, pitch_y) of the lattice through cells at
+    ``(xs, ys)`` in columns ``cols`` and rows ``rows``, robustly: each pitch is the median
+    of the slopes between pairs (Theil-Sen), so stray matches do not bend the lattice.
+
+    An axis whose positions span too few cells to measure its pitch, or disagree with the
+    given one by more than a tenth, takes the other axis's, in the given pitch's
+    proportions: a screen is scaled alike both ways. (Kept at a rough scale's pitch, a
+    lattice of two rows drifts a pixel or more a row, so the rows beyond it are never
+    recognised, and a board whose other cells gave no seeds is taken for those two rows.)
+    The given pitch is kept when neither axis measures one.
+    """
+    pitch_x, pitch_y = _slope(cols, xs, pitch[0]), _slope(rows, ys, pitch[1])
+    if pitch_x is None:
+        pitch_x = pitch[0] if pitch_y is None else pitch_y * pitch[0] / pitch[1]
+    if pitch_y is None:
+        pitch_y = pitch_x * pitch[1] / pitch[0]
+    return (float(np.median(xs - cols * pitch_x)), float(np.median(ys - rows * pitch_y)),
+            pitch_x, pitch_y)
+
+
+def _slope(index: npt.NDArray[np.intp], position: npt.NDArray[np.floating[Any]], pitch: float
+           ) -> float | None:
+    """The median of the slopes of ``position`` against ``index`` between pairs; None when
+    the positions span too few cells to measure it, or it is more than a tenth off
+    ``pitch``."""
     if len(index) > 64:  # the median of 2016 slopes is as good, and n² grows fast
         keep = np.linspace(0, len(index) - 1, 64).round().astype(int)
         index, position = index[keep], position[keep]
-    if np.ptp(index) >= 2:
-        i, j = np.triu_indices(len(index), k=1)
-        apart = index[j] != index[i]
-        slopes = (position[j] - position[i])[apart] / (index[j] - index[i])[apart]
-        measured = float(np.median(slopes))
-        if abs(measured / pitch - 1) < 0.1:
-            slope = measured
-    return float(np.median(position - index * slope)), slope
+    if np.ptp(index) < 2:
+        return None
+    i, j = np.triu_indices(len(index), k=1)
+    apart = index[j] != index[i]
+    slope = float(np.median((position[j] - position[i])[apart] / (index[j] - index[i])[apart]))
+    return slope if abs(slope / pitch - 1) < 0.1 else None
 
 
 def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = False,
@@ -1229,8 +1248,8 @@ def _fit_block(image: Image, skin: Skin, geometry: Geometry, most: int = 24
                                      float(result[y + 1, x])) if inner_y else 0.0))
     if len(xs) < _MIN_CELLS:
         return None
-    left, pitch_x = _fit(np.array(cols), np.array(xs), geometry.pitch_x)
-    top, pitch_y = _fit(np.array(rows), np.array(ys), geometry.pitch_y)
+    left, top, pitch_x, pitch_y = _fit(np.array(cols), np.array(xs), np.array(rows),
+                                       np.array(ys), (geometry.pitch_x, geometry.pitch_y))
     return Geometry(left, top, pitch_x, pitch_y, geometry.rows, geometry.cols)
 
 
