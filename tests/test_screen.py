@@ -169,8 +169,10 @@ def sgt(xvfb: str, layout: str) -> tuple[GameWindow, int, int, frozenset[Cell]]:
             width, height, mines)
 
 
-@pytest.mark.parametrize(("layout", "flag"), [(layout, False) for layout in BEGINNER + INTERMEDIATE]
-                         + [(layout, True) for layout in INTERMEDIATE])  # flags drawn beside fresh openings
+# Flagged too on intermediate, where flags are drawn beside fresh openings.
+@pytest.mark.parametrize(("layout", "flag"),
+                         [(layout, False) for layout in BEGINNER + INTERMEDIATE]
+                         + [(layout, True) for layout in INTERMEDIATE])
 def test_made_sgt_mines_boards_are_won_without_a_guess(xvfb: str, screen: Screen, layout: str,
                                                        flag: bool, stats_path: Path) -> None:
     width, height, mines = parse_layout(layout)
