@@ -14,10 +14,10 @@ in order:
 3. *secondary safety*: among the cells nearly as safe as the safest, the one that best
    survives this click and the next, and the long run. For each number ``v`` the cell
    could show, the board is counted again with it shown, and its two safest cells s1 and
-   s2 give ``P(shows v)·(4·s1 + s2)/5``, summed over ``v``; a nudge of 0.1% times the
-   chance that a proven-safe cell follows breaks near-ties. A cell that can show only one
-   number is *dead*: opening it tells nothing, so it can be left for later at no cost, and
-   it is played only when every candidate is dead.
+   s2 give ``P(shows v)·(4·s1 + s2)/5`` (:data:`BLEND`), summed over ``v``; a nudge of
+   0.1% times the chance that a proven-safe cell follows breaks near-ties. A cell that can
+   show only one number is *dead*: opening it tells nothing, so it can be left for later at
+   no cost, and it is played only when every candidate is dead.
 
    The sum is then multiplied by the *long-term factor* ``1 + 0.9·I/S``, where S counts
    the layouts where the cell is safe and I its *influence*: the layouts where it is a mine
@@ -28,9 +28,10 @@ in order:
    simulation, and a pattern counts while at most :data:`MAX_MISSING` flanking cells are
    not yet known mines.
 
-   The candidates are the frontier cells with at least nine tenths of the safest cell's
-   safe layouts and, when they are within a twentieth of the safest frontier cell, the
-   cells touching no count (only the promising ones when there are many).
+   The candidates are the frontier cells with at least nine tenths (:data:`NEAR`) of the
+   safest cell's safe layouts and, when they are within a twentieth of the safest frontier
+   cell (:data:`OUTSIDE_NEAR`), the cells touching no count (only the promising ones when
+   there are many).
 
 The counts are exact integers from :class:`~autoplay.odds.LayoutCounter` (and the factor an
 exact fraction), which re-enumerates only the component each imagined number changes. Past
@@ -79,6 +80,15 @@ LONG_TERM_WEIGHT = Fraction(9, 10)
 MAX_MISSING = 3
 """A coin-toss pattern counts toward influence while at most this many of its flanking
 cells are not yet known mines."""
+NEAR = Fraction(9, 10)
+"""Frontier cells with at least this share of the safest cell's safe layouts are looked
+ahead from."""
+OUTSIDE_NEAR = Fraction(19, 20)
+"""Cells touching no count join them when they have more than this share of the safest
+frontier cell's safe layouts."""
+BLEND = (4, 1)
+"""The weights of the safest and the second safest cell after a guess, in its secondary
+safety."""
 
 
 class _TooBig(Exception):
@@ -110,8 +120,10 @@ def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDG
     if pair is not None:
         return guess(pair[0], "forced 50/50")
     layouts = counter.layouts(problem, ENDGAME_LAYOUTS)
-    if layouts is not None and (move := endgame_move(problem, layouts)) is not None:
-        return guess(move, "endgame search")
+    if layouts is not None:
+        move = endgame_move(problem, layouts, nodes=ENDGAME_NODES)
+        if move is not None:
+            return guess(move, "endgame search")
     cell = _secondary_safety(problem, counter, count, mined, rng)
     if cell is None:
         return lowest_probability_guess(board, rng, budget=budget)
@@ -279,9 +291,9 @@ def _candidates(problem: Problem, mined: dict[int, int], layouts: int) -> list[i
     safest = layouts - min(mined.values())
     edge = [j for j in problem.frontier if mined[j] < layouts]
     edge_best = layouts - min((mined[j] for j in edge), default=layouts)
-    candidates = [j for j in edge if 10 * (layouts - mined[j]) >= 9 * safest]
+    candidates = [j for j in edge if layouts - mined[j] >= NEAR * safest]
     outside = [j for j in problem.outside if mined[j] < layouts]
-    if outside and 20 * (layouts - mined[outside[0]]) > 19 * edge_best:
+    if outside and layouts - mined[outside[0]] > OUTSIDE_NEAR * edge_best:
         if len(outside) >= ALL_OUTSIDE:
             outside = _promising(problem, outside) or outside
         candidates += outside
@@ -313,12 +325,13 @@ class _OutOfBudgetAhead(Exception):
 def _score(problem: Problem, counter: LayoutCounter, cell: int, mined: dict[int, int],
            layouts: int, floor: Fraction) -> Fraction | None:
     """Secondary safety of ``cell`` with its nudge and long-term factor, times
-    5·layouts·_NUDGE·layouts (exact); None for a dead cell, -1 once it cannot reach
-    ``floor``."""
+    sum(BLEND)·layouts·_NUDGE·layouts (exact); None for a dead cell, -1 once it cannot
+    reach ``floor``."""
     safe = layouts - mined[cell]
+    weight = sum(BLEND)
     factor = 1 + LONG_TERM_WEIGHT * Fraction(_influence(problem, counter, cell, mined, layouts),
                                              safe)
-    if 5 * safe * (_NUDGE * layouts + safe) * factor < floor:
+    if weight * safe * (_NUDGE * layouts + safe) * factor < floor:
         return Fraction(-1)
     board = problem.board
     around = board.neighbour_indices(cell)
@@ -336,10 +349,10 @@ def _score(problem: Problem, counter: LayoutCounter, cell: int, mined: dict[int,
         if after.layouts == safe:
             return None
         first, second = _two_safest(after, cell)
-        total += 5 * after.layouts - 4 * first - second
+        total += weight * after.layouts - BLEND[0] * first - BLEND[1] * second
         progress += after.layouts if first == 0 else 0
         left -= after.layouts
-        if (total + 5 * left) * (_NUDGE * layouts + progress + left) * factor < floor:
+        if (total + weight * left) * (_NUDGE * layouts + progress + left) * factor < floor:
             return Fraction(-1)
     return total * (_NUDGE * layouts + progress) * factor
 
@@ -444,7 +457,7 @@ def secondary_safety(board: Board, cell: Cell, *,
         score = _score(problem, counter, index, mined, layouts, Fraction(0))
     except _OutOfBudgetAhead:
         return None
-    return None if score is None else score / (5 * layouts * _NUDGE * layouts)
+    return None if score is None else score / (sum(BLEND) * layouts * _NUDGE * layouts)
 
 
 def _two_safest(count: Count, skip: int) -> tuple[int, int]:

@@ -16,6 +16,6 @@ def test_mypy_strict_passes() -> None:
 
 
 def test_ruff_passes() -> None:
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", "autoplay", "tests"],
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "autoplay", "tests", "tools"],
                             cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout
