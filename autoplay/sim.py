@@ -15,7 +15,7 @@ import hashlib
 import multiprocessing
 import random
 import signal
-from collections.abc import Collection, Generator, Iterable
+from collections.abc import Callable, Collection, Generator, Iterable
 from dataclasses import dataclass
 from functools import partial
 from typing import Literal
@@ -282,23 +282,30 @@ def play_sim(config: SimConfig, seed: int) -> GameRecord:
                              config.width, config.height, layout))
 
 
-def play_games(config: SimConfig, games: int, *, seed: int,
-               workers: int) -> Generator[GameRecord, None, None]:
+def play_games(config: SimConfig, games: int, *, seed: int, workers: int,
+               setup: Callable[[], None] | None = None) -> Generator[GameRecord, None, None]:
     """Play ``games`` games, game i from ``game_seed(seed, i)``, yielding each as it ends.
 
     With several workers, games run in fresh processes and come back in the order they
-    finish; each is the same game whatever the number of workers.
+    finish; each is the same game whatever the number of workers. ``setup`` (picklable)
+    runs first in each of those processes, or here with one worker: ``tools/tune.py``
+    changes the player's constants with it.
     """
     seeds = (game_seed(seed, i) for i in range(games))
     if workers == 1:
+        if setup is not None:
+            setup()
         yield from (play_sim(config, s) for s in seeds)
         return
     # Fresh processes rather than forks: the parent may already run Z3 or a progress thread.
     context = multiprocessing.get_context("spawn")
-    with context.Pool(workers, initializer=_ignore_interrupts) as pool:
+    with context.Pool(workers, initializer=_start_worker, initargs=(setup,)) as pool:
         yield from pool.imap_unordered(partial(play_sim, config), seeds)
 
 
-def _ignore_interrupts() -> None:
-    """Leave Ctrl-C to the parent, which stops the pool; workers would print tracebacks."""
+def _start_worker(setup: Callable[[], None] | None) -> None:
+    """Leave Ctrl-C to the parent, which stops the pool (workers would print tracebacks),
+    then run ``setup``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if setup is not None:
+        setup()

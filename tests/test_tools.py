@@ -1,42 +1,58 @@
-"""The tuning scripts the README's figures name: they play the same deals, change only the
-constants asked for, and compare game by game."""
+"""``tools/tune.py``, which the README's tuning figures name: it plays the deals of
+``autoplay sim``, changes only the constants asked for, in every worker, and records the
+runs so that ``autoplay stats`` pairs them."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
+from autoplay.report import compare
+from autoplay.stats import GameRecord, StatsStore
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
-                          check=False)
+def _tune(db: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "tools/tune.py", str(db), "--preset", "beginner",
+                           "--seed", "3", "--games", "12", *options],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
 
 
-def _tune(out: Path, *options: str) -> dict[int, bool]:
-    result = _run("tools/tune.py", str(out), "--preset", "beginner", "--seed", "3",
-                  "--games", "12", "--workers", "1", *options)
-    assert result.returncode == 0, result.stderr
-    with out.open() as lines:
-        return {game["i"]: game["won"] for game in map(json.loads, lines)}
+def _runs(db: Path) -> dict[str, dict[int | None, GameRecord]]:
+    with StatsStore(db) as store:
+        games = list(store.games())
+    runs: dict[str, dict[int | None, GameRecord]] = {}
+    for game in games:
+        runs.setdefault(game.strategy, {})[game.seed] = game
+    return runs
 
 
-def test_tune_replays_the_same_deals_and_compare_pairs_them(tmp_path: Path) -> None:
-    first = _tune(tmp_path / "a.jsonl")
-    again = _tune(tmp_path / "b.jsonl", "--set", '{"NEAR": "9/10", "BLEND": [4, 1]}')
-    assert sorted(first) == list(range(12))
-    assert first == again  # the shipped values, set explicitly: the same games, the same results
-    result = _run("tools/compare.py", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"))
-    assert result.returncode == 0, result.stderr
-    assert f"{sum(first.values())}/12 won" in result.stdout
-    assert "12 games: won only by it 0" in result.stdout
+def test_tune_replays_the_deals_with_the_constants_changed_in_every_worker(
+        tmp_path: Path) -> None:
+    db = tmp_path / "tune.sqlite3"
+    for options in (["--workers", "1"],
+                    ["--workers", "2", "--set", '{"NEAR": "9/10", "BLEND": [4, 1]}'],
+                    ["--workers", "2", "--set", '{"BLEND": [0, 0]}']):
+        result = _tune(db, *options)
+        assert result.returncode == 0, result.stderr
+    runs = _runs(db)
+    base = runs["lookahead"]
+    shipped = runs['lookahead BLEND=[4, 1] NEAR="9/10"']  # the shipped values, set explicitly
+    blind = runs["lookahead BLEND=[0, 0]"]  # every candidate scores 0: a seeded coin picks
+    assert len(base) == len(shipped) == len(blind) == 12
+    assert all((shipped[s].won, shipped[s].clicks, shipped[s].guesses)
+               == (base[s].won, base[s].clicks, base[s].guesses) for s in base)
+    assert any((blind[s].clicks, blind[s].guesses) != (base[s].clicks, base[s].guesses)
+               for s in base)
+    pairs = {c.strategies: c for c in compare(game for run in runs.values()
+                                              for game in run.values())}
+    same = pairs[("lookahead", 'lookahead BLEND=[4, 1] NEAR="9/10"')]
+    assert (same.games, same.only) == (12, (0, 0))
 
 
 def test_tune_refuses_a_constant_that_does_not_exist(tmp_path: Path) -> None:
-    result = _run("tools/tune.py", str(tmp_path / "x.jsonl"), "--games", "1",
-                  "--set", '{"NO_SUCH": 1}')
+    result = _tune(tmp_path / "tune.sqlite3", "--games", "1", "--set", '{"NO_SUCH": 1}')
     assert result.returncode != 0
     assert "has no constant NO_SUCH" in result.stderr

@@ -1,27 +1,28 @@
 """Play seeded simulated games with some of the lookahead player's constants changed.
 
-How the tuning figures in the README were measured: game i is dealt as by ``autoplay sim
---seed S`` (same deal whatever the constants), and each game's result is written as a
-line of JSON ``{"i", "won", "seconds", "guesses"}``, so two files compare game by game
-(``tools/compare.py``). ``--set`` takes a JSON object of constants of
+How the tuning figures in the README were measured. Game i is dealt as by ``autoplay sim
+--seed S`` whatever the constants, and recorded in a statistics file under a strategy
+named after the change (``lookahead`` alone without one), so ``autoplay stats --db`` pairs
+the runs game by game. ``--set`` takes a JSON object of constants of
 ``autoplay.lookahead`` (``NEAR`` and the like; fractions as strings such as ``"8/10"``).
 
-    python tools/tune.py base.jsonl --preset beginner --seed 5 --games 20000
-    python tools/tune.py near.jsonl --preset beginner --seed 5 --games 20000 --set '{"NEAR": "8/10"}'
+    python tools/tune.py tune.sqlite3 --preset beginner --seed 5 --games 20000
+    python tools/tune.py tune.sqlite3 --preset beginner --seed 5 --games 20000 --set '{"NEAR": "8/10"}'
+    autoplay stats --db tune.sqlite3
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
-import multiprocessing
-import time
-from dataclasses import replace
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from autoplay import lookahead
-from autoplay.sim import PRESETS, SimConfig, game_seed, play_sim
+from autoplay.sim import PRESETS, play_games
+from autoplay.stats import StatsStore
 
 
 def _value(name: str, value: Any) -> Any:
@@ -42,17 +43,9 @@ def _set(constants: dict[str, Any]) -> None:
         setattr(lookahead, name, _value(name, value))
 
 
-def _play(job: tuple[SimConfig, int, int]) -> dict[str, Any]:
-    config, i, seed = job
-    start = time.perf_counter()
-    result = play_sim(config, game_seed(seed, i))
-    return {"i": i, "won": result.won, "seconds": time.perf_counter() - start,
-            "guesses": len(result.guesses)}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", help="the JSON lines file to write")
+    parser.add_argument("db", help="the statistics file to record the games in")
     parser.add_argument("--preset", choices=sorted(PRESETS), default="expert")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--games", type=int, default=1000)
@@ -61,13 +54,13 @@ def main() -> None:
     args = parser.parse_args()
     constants = json.loads(args.set)
     _set(constants)  # fail here, not in a worker, on a name that does not exist
-    config = replace(PRESETS[args.preset], strategy="lookahead")
-    jobs = [(config, i, args.seed) for i in range(args.games)]
-    context = multiprocessing.get_context("spawn")
-    with (context.Pool(args.workers, initializer=_set, initargs=(constants,)) as pool,
-          open(args.out, "w") as out):
-        games = pool.imap_unordered(_play, jobs, chunksize=4)
-        out.writelines(json.dumps(game) + "\n" for game in games)
+    strategy = " ".join(["lookahead", *(f"{name}={json.dumps(value)}"
+                                        for name, value in sorted(constants.items()))])
+    config = dataclasses.replace(PRESETS[args.preset], strategy="lookahead")
+    with StatsStore(args.db) as store:
+        for game in play_games(config, args.games, seed=args.seed, workers=args.workers,
+                               setup=partial(_set, constants)):
+            store.record(dataclasses.replace(game, strategy=strategy))
 
 
 if __name__ == "__main__":
