@@ -22,7 +22,7 @@ from typing import Literal
 
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell, neighbour_table
 from autoplay.deduce import deduce, find_layout
-from autoplay.player import FirstClick, Outcome, Strategy, first_click_cell, play
+from autoplay.player import FirstClick, GameResult, Outcome, Strategy, first_click_cell, play
 from autoplay.stats import GameRecord
 
 Rules = Literal["standard", "kaboom"]
@@ -268,12 +268,22 @@ def game_seed(seed: int, index: int) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
+def deal(config: SimConfig, seed: int) -> tuple[SimGame, random.Random]:
+    """The game dealt from ``seed``, and the random stream its player breaks ties with."""
+    rng = random.Random(seed)
+    return config.new_game(random.Random(rng.getrandbits(64))), random.Random(rng.getrandbits(64))
+
+
 def play_sim(config: SimConfig, seed: int) -> GameRecord:
     """Play one simulated game from its seed, and describe it for the statistics store."""
-    rng = random.Random(seed)
-    game = config.new_game(random.Random(rng.getrandbits(64)))
-    result = play(game, rng=random.Random(rng.getrandbits(64)), first_click=config.first_cell,
-                  strategy=config.strategy)
+    game, rng = deal(config, seed)
+    result = play(game, rng=rng, first_click=config.first_cell, strategy=config.strategy)
+    return record(config, seed, game, result)
+
+
+def record(config: SimConfig, seed: int, game: SimGame, result: GameResult) -> GameRecord:
+    """The statistics store's record of ``game``, dealt from ``seed`` and played to
+    ``result``."""
     layout = game.layout
     return GameRecord.of(result, source="simulator", width=config.width, height=config.height,
                          mines=config.mines, rules=config.rules,
