@@ -6,7 +6,8 @@ its neighbours hold none, so it opens an area). :class:`KaboomGame` plays Kaboom
 instead, where mines are placed as the player clicks. All randomness comes from the ``rng``
 given, so a seed replays a game exactly.
 
-:func:`play_games` plays many seeded games, in parallel, for ``autoplay sim``.
+:func:`play_games` plays many seeded games, in parallel, for ``autoplay sim``
+(through :func:`map_seeds`, which the tools in ``tools/`` use too).
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ import signal
 from collections.abc import Callable, Collection, Generator, Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal
+from typing import Literal, TypeVar
 
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell, neighbour_table
 from autoplay.deduce import deduce, find_layout
 from autoplay.player import FirstClick, GameResult, Outcome, Strategy, first_click_cell, play
 from autoplay.stats import GameRecord
 
+_T = TypeVar("_T")
 Rules = Literal["standard", "kaboom"]
 """Mines placed before play (``"standard"``), or as the player clicks (``"kaboom"``)."""
 
@@ -294,23 +296,30 @@ def record(config: SimConfig, seed: int, game: SimGame, result: GameResult) -> G
 
 def play_games(config: SimConfig, games: int, *, seed: int, workers: int,
                setup: Callable[[], None] | None = None) -> Generator[GameRecord, None, None]:
-    """Play ``games`` games, game i from ``game_seed(seed, i)``, yielding each as it ends.
-
-    With several workers, games run in fresh processes and come back in the order they
-    finish; each is the same game whatever the number of workers. ``setup`` (picklable)
-    runs first in each of those processes, or here with one worker: ``tools/tune.py``
-    changes the player's constants with it.
-    """
+    """Play ``games`` games, game i from ``game_seed(seed, i)``, yielding each as it ends
+    (see :func:`map_seeds` for ``workers`` and ``setup``); each is the same game whatever
+    the number of workers."""
     seeds = (game_seed(seed, i) for i in range(games))
+    yield from map_seeds(partial(play_sim, config), seeds, workers=workers, setup=setup)
+
+
+def map_seeds(play_one: Callable[[int], _T], seeds: Iterable[int], *, workers: int,
+              setup: Callable[[], None] | None = None) -> Generator[_T, None, None]:
+    """``play_one`` (picklable) of each seed, yielded as each ends.
+
+    With several workers, seeds run in fresh processes and come back in the order they
+    finish. ``setup`` (picklable) runs first in each of those processes, or here with one
+    worker: ``tools/tune.py`` changes the player's constants with it.
+    """
     if workers == 1:
         if setup is not None:
             setup()
-        yield from (play_sim(config, s) for s in seeds)
+        yield from map(play_one, seeds)
         return
     # Fresh processes rather than forks: the parent may already run Z3 or a progress thread.
     context = multiprocessing.get_context("spawn")
     with context.Pool(workers, initializer=_start_worker, initargs=(setup,)) as pool:
-        yield from pool.imap_unordered(partial(play_sim, config), seeds)
+        yield from pool.imap_unordered(play_one, seeds)
 
 
 def _start_worker(setup: Callable[[], None] | None) -> None:

@@ -1,6 +1,7 @@
-"""``tools/tune.py``, which the README's tuning figures name: it plays the deals of
-``autoplay sim``, changes only the constants asked for, in every worker, and records the
-runs so that ``autoplay stats`` pairs them."""
+"""The tools the README's figures name: ``tools/tune.py`` plays the deals of ``autoplay
+sim``, changes only the constants asked for, in every worker, and records the runs so that
+``autoplay stats`` pairs them; ``tools/first_guess.py`` forces the first guess on the deals
+whose first click shows a number."""
 
 from __future__ import annotations
 

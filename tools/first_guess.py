@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import multiprocessing
 from functools import partial
 
 from autoplay.board import Cell
 from autoplay.odds import mine_probabilities
 from autoplay.player import play
-from autoplay.sim import PRESETS, SimConfig, deal, game_seed, play_sim, record
+from autoplay.sim import PRESETS, SimConfig, deal, game_seed, map_seeds, play_sim, record
 from autoplay.stats import GameRecord, StatsStore
 
 
@@ -37,18 +36,19 @@ def play_deal(config: SimConfig, shows: int, cells: tuple[Cell, ...],
     first click does not show ``shows``."""
     game, _ = deal(config, seed)
     game.reveal(config.first_cell)
-    if game.outcome != "playing" or game.observe()[config.first_cell] != shows:
+    board = game.observe()
+    if game.outcome != "playing" or board[config.first_cell] != shows:
         return []
+    risk = mine_probabilities(board).probabilities
     games = [play_sim(config, seed)]
     for cell in cells:
         game, rng = deal(config, seed)
         game.reveal(config.first_cell)
-        risk = mine_probabilities(game.observe()).probabilities[cell]
         game.reveal(cell)
         rest = record(config, seed, game, play(game, rng=rng, strategy=config.strategy))
         games.append(dataclasses.replace(
             rest, first_cell=config.first_cell, clicks=rest.clicks + 2,
-            guesses=(float(risk), *rest.guesses),
+            guesses=(float(risk[cell]), *rest.guesses),
             strategy=forced_name(cell)))
     return games
 
@@ -76,9 +76,8 @@ def main() -> None:
             parser.error(f"{cell.row},{cell.col} is the first click or off the board")
     play_one = partial(play_deal, config, args.shows, tuple(args.cells))
     seeds = (game_seed(args.seed, i) for i in range(args.deals))
-    with StatsStore(args.db) as store, \
-            multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        for games in pool.imap_unordered(play_one, seeds, chunksize=20):
+    with StatsStore(args.db) as store:
+        for games in map_seeds(play_one, seeds, workers=args.workers):
             for game in games:
                 store.record(game)
 
