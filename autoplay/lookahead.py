@@ -12,32 +12,21 @@ in order:
    the game tree is searched for the click that wins in the most of them (not the one that
    survives most: a click that survives but leaves a coin toss is worth half);
 3. *secondary safety*: among the cells nearly as safe as the safest, the one that best
-   survives this click and the next, and the long run. For each number ``v`` the cell
-   could show, the board is counted again with it shown, and its two safest cells s1 and
-   s2 give ``P(shows v)·(4·s1 + s2)/5`` (:data:`BLEND`), summed over ``v``; a nudge of
-   0.1% times the chance that a proven-safe cell follows breaks near-ties. A cell that can
-   show only one number is *dead*: opening it tells nothing, so it can be left for later at
-   no cost, and it is played only when every candidate is dead.
-
-   The sum is then multiplied by the *long-term factor* ``1 + 0.9·I/S``, where S counts
-   the layouts where the cell is safe and I its *influence*: the layouts where it is a mine
-   that no click could ever find, because with a neighbour it forms a pair, or with its
-   diagonal partner a 2x2 block, whose flanking cells (those telling the two halves apart)
-   are all mines. Such a layout is left to a coin toss whatever is played, so dying in it
-   now costs about half of what the probability says. A pattern counts while at most
-   :data:`MAX_MISSING` flanking cells are not yet known mines. The weight 0.9 came from
-   short tuning runs; longer ones (20,000 games of each preset, in the README) measure no
-   gain from the factor, and no loss.
+   survives this click and the next. For each number ``v`` the cell could show, the board
+   is counted again with it shown, and its two safest cells s1 and s2 give
+   ``P(shows v)·(4·s1 + s2)/5`` (:data:`BLEND`), summed over ``v``; a nudge of 0.1% times
+   the chance that a proven-safe cell follows breaks near-ties. A cell that can show only
+   one number is *dead*: opening it tells nothing, so it can be left for later at no cost,
+   and it is played only when every candidate is dead.
 
    The candidates are the frontier cells with at least nine tenths (:data:`NEAR`) of the
    safest cell's safe layouts and, when they are within a twentieth of the safest frontier
    cell (:data:`OUTSIDE_NEAR`), the cells touching no count (only the promising ones when
    there are many).
 
-The counts are exact integers from :class:`~autoplay.odds.LayoutCounter` (and the factor an
-exact fraction), which re-enumerates only the component each imagined number changes. Past
-the work bound, the lowest probability decides (:func:`autoplay.odds.choose_guess`, which
-logs its estimate).
+The counts are exact integers from :class:`~autoplay.odds.LayoutCounter`, which
+re-enumerates only the component each imagined number changes. Past the work bound, the
+lowest probability decides (:func:`autoplay.odds.choose_guess`, which logs its estimate).
 
 Two cells on the edge that share a mine, and share every neighbour, are a forced 50/50:
 
@@ -76,11 +65,6 @@ _NUDGE = 1000
 ALL_OUTSIDE = 30
 """When this many cells touching no count are as safe as a candidate, only the promising
 ones are looked ahead from."""
-LONG_TERM_WEIGHT = Fraction(9, 10)
-"""The weight of a cell's influence in its long-term factor."""
-MAX_MISSING = 3
-"""A coin-toss pattern counts toward influence while at most this many of its flanking
-cells are not yet known mines."""
 NEAR = Fraction(9, 10)
 """Frontier cells with at least this share of the safest cell's safe layouts are looked
 ahead from."""
@@ -260,10 +244,10 @@ def _secondary_safety(problem: Problem, counter: LayoutCounter, count: Count,
     safest dead one if all are dead, or None when a count runs past the work bound."""
     layouts = count.layouts
     candidates = _candidates(problem, mined, layouts)
-    scores: dict[int, Fraction] = {}
+    scores: dict[int, int] = {}
     dead: list[int] = []
     for j in candidates:
-        floor = max(scores.values(), default=Fraction(0))
+        floor = max(scores.values(), default=0)
         try:
             score = _score(problem, counter, j, mined, layouts, floor)
         except _OutOfBudgetAhead:
@@ -324,16 +308,13 @@ class _OutOfBudgetAhead(Exception):
 
 
 def _score(problem: Problem, counter: LayoutCounter, cell: int, mined: dict[int, int],
-           layouts: int, floor: Fraction) -> Fraction | None:
-    """Secondary safety of ``cell`` with its nudge and long-term factor, times
-    sum(BLEND)·layouts·_NUDGE·layouts (exact); None for a dead cell, -1 once it cannot
-    reach ``floor``."""
+           layouts: int, floor: int) -> int | None:
+    """Secondary safety of ``cell`` with its nudge, times sum(BLEND)·layouts·_NUDGE·layouts
+    (so exact in integers); None for a dead cell, -1 once it cannot reach ``floor``."""
     safe = layouts - mined[cell]
     weight = sum(BLEND)
-    factor = 1 + LONG_TERM_WEIGHT * Fraction(_influence(problem, counter, cell, mined, layouts),
-                                             safe)
-    if weight * safe * (_NUDGE * layouts + safe) * factor < floor:
-        return Fraction(-1)
+    if weight * safe * (_NUDGE * layouts + safe) < floor:
+        return -1
     board = problem.board
     around = board.neighbour_indices(cell)
     known = sum(1 for j in around if is_mine_like(board.states[j]))
@@ -353,96 +334,15 @@ def _score(problem: Problem, counter: LayoutCounter, cell: int, mined: dict[int,
         total += weight * after.layouts - BLEND[0] * first - BLEND[1] * second
         progress += after.layouts if first == 0 else 0
         left -= after.layouts
-        if (total + weight * left) * (_NUDGE * layouts + progress + left) * factor < floor:
-            return Fraction(-1)
-    return total * (_NUDGE * layouts + progress) * factor
-
-
-def _influence(problem: Problem, counter: LayoutCounter, cell: int, mined: dict[int, int],
-               layouts: int) -> int:
-    """The layouts where ``cell`` is a mine that a coin toss would claim anyway: with a
-    neighbour it forms a pair, or with three a 2x2 block, whose flanking cells (those that
-    tell the two halves apart) are all mines, so no click could ever tell it apart from its
-    partner. Pairs add up; the best block counts. At most its mine tally and its safe one."""
-    pairs = sum(_pattern_tally(problem, counter, mined, layouts, pattern, MAX_MISSING)
-                for pattern in _pairs(problem.board, cell))
-    blocks = max((_pattern_tally(problem, counter, mined, layouts, pattern, MAX_MISSING)
-                  for pattern in _blocks(problem.board, cell)), default=0)
-    return min(pairs + blocks, mined[cell], layouts - mined[cell])
-
-
-_Pattern = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
-"""Mines, safe cells and their flanking cells: a pattern left to a coin toss forever."""
-
-
-def _pairs(board: Board, cell: int) -> list[_Pattern]:
-    """The patterns of ``cell`` as a mine beside a safe neighbour, across or down."""
-    width, height = board.width, board.height
-    row, col = divmod(cell, width)
-    patterns: list[_Pattern] = []
-    for dr, dc in ((0, 1), (0, -1), (1, 0), (-1, 0)):
-        r, c = row + dr, col + dc
-        if not (0 <= r < height and 0 <= c < width):
-            continue
-        if dr == 0:
-            left = min(col, c)
-            flank = [(r + k, x) for k in (-1, 0, 1) for x in (left - 1, left + 2)]
-        else:
-            top = min(row, r)
-            flank = [(y, c + k) for k in (-1, 0, 1) for y in (top - 1, top + 2)]
-        patterns.append(((cell,), (r * width + c,),
-                         tuple(y * width + x for y, x in flank
-                               if 0 <= y < height and 0 <= x < width)))
-    return patterns
-
-
-def _blocks(board: Board, cell: int) -> list[_Pattern]:
-    """The patterns of ``cell`` and its diagonal partner as mines in a 2x2 block, the other
-    diagonal safe."""
-    width, height = board.width, board.height
-    row, col = divmod(cell, width)
-    patterns: list[_Pattern] = []
-    for top in (row - 1, row):
-        for left in (col - 1, col):
-            if not (0 <= top and top + 1 < height and 0 <= left and left + 1 < width):
-                continue
-            opposite = (2 * top + 1 - row) * width + (2 * left + 1 - col)
-            others = (row * width + 2 * left + 1 - col, (2 * top + 1 - row) * width + col)
-            corners = [(y, x) for y in (top - 1, top + 2) for x in (left - 1, left + 2)]
-            patterns.append(((cell, opposite), others,
-                             tuple(y * width + x for y, x in corners
-                                   if 0 <= y < height and 0 <= x < width)))
-    return patterns
-
-
-def _pattern_tally(problem: Problem, counter: LayoutCounter, mined: dict[int, int],
-                   layouts: int, pattern: _Pattern, most_missing: int) -> int:
-    """The layouts with ``pattern``, when at most ``most_missing`` of its flanking cells are
-    not yet known mines; else 0."""
-    mines, safe, flank = pattern
-    states = problem.board.states
-    if any(states[j] != UNKNOWN or mined[j] == layouts for j in (*mines, *safe)):
-        return 0
-    missing = []
-    for j in flank:
-        if states[j] >= 0:
-            return 0
-        if states[j] == UNKNOWN and mined[j] < layouts:
-            missing.append(j)
-    if len(missing) > most_missing:
-        return 0
-    try:
-        count = counter.count(problem.with_known(mines=[*missing, *mines], safe=safe))
-    except InconsistentBoard:
-        return 0
-    return 0 if count is None else count.layouts
+        if (total + weight * left) * (_NUDGE * layouts + progress + left) < floor:
+            return -1
+    return total * (_NUDGE * layouts + progress)
 
 
 def secondary_safety(board: Board, cell: Cell, *,
                      budget: int = DEFAULT_BUDGET) -> Fraction | None:
-    """The secondary safety of opening ``cell``, with its nudge and long-term factor (see
-    the module docstring); None when the cell is dead or a proven mine, or the work bound
-    is hit.
+    """The secondary safety of opening ``cell``, with its nudge (see the module docstring);
+    None when the cell is dead or a proven mine, or the work bound is hit.
 
     :raises InconsistentBoard: when no mine layout fits the board.
     """
@@ -455,10 +355,10 @@ def secondary_safety(board: Board, cell: Cell, *,
         return None
     layouts = count.layouts
     try:
-        score = _score(problem, counter, index, mined, layouts, Fraction(0))
+        score = _score(problem, counter, index, mined, layouts, 0)
     except _OutOfBudgetAhead:
         return None
-    return None if score is None else score / (sum(BLEND) * layouts * _NUDGE * layouts)
+    return None if score is None else Fraction(score, sum(BLEND) * layouts * _NUDGE * layouts)
 
 
 def _two_safest(count: Count, skip: int) -> tuple[int, int]:
