@@ -145,15 +145,6 @@ class Problem:
             added.append(Constraint(cells, mines, index))
         return self._with(added)
 
-    def with_known(self, *, mines: Collection[int] = (), safe: Collection[int] = ()) -> Problem:
-        """The problem with unknown cells (flat indices) supposed to be ``mines`` or ``safe``.
-
-        What a player asks when weighing a layout pattern: how many layouts have it. The
-        board is not copied, as in :meth:`with_count`.
-        """
-        return self._with([*(Constraint((j,), 1, j) for j in mines),
-                           *(Constraint((j,), 0, j) for j in safe)])
-
     def _with(self, added: list[Constraint]) -> Problem:
         """A shallow copy with ``added`` constraints, their cells moved to the frontier."""
         problem = copy.copy(self)

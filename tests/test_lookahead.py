@@ -84,22 +84,6 @@ def test_layouts_are_those_of_brute_force(board: Board) -> None:
     assert LayoutCounter().layouts(Problem(board), limit=truth.layouts - 1) is None
 
 
-@pytest.mark.parametrize("board", POSITIONS[::5], ids=str)
-def test_layouts_with_cells_supposed_known_are_those_of_brute_force(board: Board) -> None:
-    truth = enumerate_layouts(board)
-    unknown = board.unknown_cells()
-    problem = Problem(board)
-    for mine, safe in zip(unknown, unknown[1:] + unknown[:1], strict=True):
-        expected = sum(1 for layout in truth.fitting if mine in layout and safe not in layout)
-        try:
-            count = LayoutCounter().count(problem.with_known(mines=[board.index(mine)],
-                                                             safe=[board.index(safe)]))
-        except InconsistentBoard:
-            assert expected == 0
-            continue
-        assert count is not None and count.layouts == expected, (mine, safe)
-
-
 @pytest.mark.parametrize("board", POSITIONS, ids=str)
 def test_the_endgame_move_wins_the_most_layouts(board: Board) -> None:
     truth = enumerate_layouts(board)
