@@ -18,10 +18,10 @@ each layout equally likely. Listing those layouts is hopeless, but counting them
 All of it is integer arithmetic (:class:`LayoutCounter` gives the number of layouts and,
 for each cell, the number that mine it), so the probabilities are exact
 :class:`~fractions.Fraction`. The counter remembers each component's tally, for
-:mod:`autoplay.lookahead`, which counts many positions that differ in one component, and
-lists the layouts themselves when they are few. The enumeration is bounded (``budget``);
-past the bound a rough estimate stands in, marked ``exact=False`` and logged, so no
-position can stall a game.
+:mod:`autoplay.lookahead`, which counts many positions that differ in one component; it
+also lists the layouts themselves when they are few, and draws one at random for a
+rollout. The enumeration is bounded (``budget``); past the bound a rough estimate stands
+in, marked ``exact=False`` and logged, so no position can stall a game.
 
 >>> board = Board.parse('''
 ... mines: 2
@@ -38,6 +38,7 @@ position can stall a game.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import logging
 import math
@@ -189,6 +190,48 @@ class LayoutCounter:
                 return None
         return [mines | frozenset(rest) for m, mines in partial if 0 <= left - m
                 for rest in itertools.combinations(problem.outside, left - m)]
+
+    def sample(self, problem: Problem, rng: random.Random) -> frozenset[int] | None:
+        """One layout of ``problem`` (its mined cells among ``problem.unknown``), every
+        layout that fits equally likely; None when a component needs more than the budget.
+
+        What a rollout deals to play a position on. Each component's total is drawn against
+        the others' and the cells touching no count, then one of its box assignments with
+        that total, each weighed by its layouts, then the cells within each box.
+
+        :raises InconsistentBoard: when no mine layout fits.
+        :raises ValueError: when the board's mine count is unknown.
+        """
+        if problem.mines_left is None:
+            raise ValueError("a layout is drawn only when the board's mine count is known")
+        settled = problem.propagate()
+        chosen = [j for j, mine in settled.items() if mine]
+        left = problem.mines_left - len(chosen)
+        components = _components(problem.residue(settled), problem.unknown)
+        try:
+            ways = [self._tally(c, problem.mines_left).ways for c in components]
+            found = [_assignments(c, left, self.budget) for c in components]
+        except _OutOfBudget:
+            return None
+        after = [{0: 1}]
+        for by_total in reversed(ways):
+            after.append(_convolve(after[-1], by_total))
+        after.reverse()
+        outside = len(problem.outside)
+        for c, component in enumerate(components):
+            totals = list(ways[c].items())
+            total = totals[_pick([w * sum(v * _spread(outside, left - m - t)
+                                          for t, v in after[c + 1].items())
+                                  for m, w in totals], rng)][0]
+            fitting = [counts for m, counts in found[c] if m == total]
+            counts = fitting[_pick([math.prod(map(math.comb, map(len, component.boxes), counts))
+                                    for counts in fitting], rng)]
+            for box, k in zip(component.boxes, counts):
+                chosen += rng.sample(box, k)
+            left -= total
+        if not 0 <= left <= outside:
+            raise InconsistentBoard("no mine layout fits this board and its mine count")
+        return frozenset(chosen + rng.sample(problem.outside, left))
 
     def _tally(self, component: _Component, cap: int | None) -> _Tally:
         # The board's whole mine count caps every component: the cap stays the same for
@@ -395,8 +438,7 @@ def _combine(tallies: list[tuple[_Component, _Tally]], outside: Sequence[int],
 
     def rest(frontier_mines: int) -> int:
         """The ways to place the mines the frontier leaves on the cells touching no count."""
-        left = total_mines - frontier_mines
-        return math.comb(len(outside), left) if 0 <= left <= len(outside) else 0
+        return _spread(len(outside), total_mines - frontier_mines)
 
     distributions = [tally.ways for _, tally in tallies]
     before = [{0: 1}]
@@ -420,6 +462,22 @@ def _combine(tallies: list[tuple[_Component, _Tally]], outside: Sequence[int],
             mines = sum(sums[i] * weight[m] for m, sums in tally.box_mines.items())
             groups.append((tuple(box), mines // len(box)))
     return layouts, groups
+
+
+def _spread(cells: int, mines: int) -> int:
+    """The ways to place ``mines`` mines on ``cells`` cells (none when they do not fit)."""
+    return math.comb(cells, mines) if 0 <= mines <= cells else 0
+
+
+def _pick(weights: Sequence[int], rng: random.Random) -> int:
+    """An index drawn with chance proportional to its (integer, exact) weight.
+
+    :raises InconsistentBoard: when every weight is zero.
+    """
+    cumulative = list(itertools.accumulate(weights))
+    if not cumulative or cumulative[-1] == 0:
+        raise InconsistentBoard("no mine layout fits this board and its mine count")
+    return bisect.bisect_right(cumulative, rng.randrange(cumulative[-1]))
 
 
 def _convolve(a: Mapping[int, int], b: Mapping[int, int]) -> dict[int, int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections import Counter
 from fractions import Fraction
 
 import pytest
@@ -11,8 +12,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from autoplay.board import FLAG, Board, Cell
+from autoplay.deduce import Problem
 from autoplay.errors import InconsistentBoard
-from autoplay.odds import choose_guess, mine_probabilities
+from autoplay.odds import LayoutCounter, choose_guess, mine_probabilities
 from tests.brute import enumerate_layouts
 
 
@@ -93,3 +95,43 @@ def test_past_the_work_bound_an_estimate_is_logged_and_marked(
 def test_a_board_no_layout_fits_is_inconsistent(text: str) -> None:
     with pytest.raises(InconsistentBoard):
         mine_probabilities(Board.parse(text))
+
+
+@settings(max_examples=100, deadline=None)
+@given(small_boards(), st.integers(0, 2**32))
+def test_a_drawn_layout_fits_the_board(board: Board, seed: int) -> None:
+    assume(board.mines is not None)
+    truth = enumerate_layouts(board)
+    problem = Problem(board)
+    mines = LayoutCounter().sample(problem, random.Random(seed))
+    assert mines is not None
+    assert frozenset(map(board.cell, mines)) in truth.fitting
+
+
+@pytest.mark.parametrize("text", [
+    # The cells touching no count weigh the totals: 2 mines or 3 on the frontier.
+    "mines: 3\n?1??\n????\n?1??\n????",
+    # Two box assignments with two mines each, one in 2 layouts, the other in 6.
+    "mines: 2\n?1?1?1\n??????"])
+def test_every_layout_is_drawn_equally_often(text: str) -> None:
+    board = Board.parse(text)
+    truth = enumerate_layouts(board)
+    rng, counter, problem = random.Random(7), LayoutCounter(), Problem(board)
+    draws = 300 * truth.layouts
+    seen = Counter(frozenset(map(board.cell, counter.sample(problem, rng) or ()))
+                   for _ in range(draws))
+    assert set(seen) == set(truth.fitting)
+    expected = draws / truth.layouts
+    chi_square = sum((seen[layout] - expected) ** 2 / expected for layout in truth.fitting)
+    degrees = truth.layouts - 1
+    assert chi_square < degrees + 4 * (2 * degrees) ** 0.5
+
+
+def test_a_layout_is_drawn_only_with_the_mine_count_and_within_the_work_bound() -> None:
+    board = Board.parse("mines: 3\n1?1?\n????\n????")
+    assert LayoutCounter(budget=2).sample(Problem(board), random.Random(0)) is None
+    with pytest.raises(ValueError, match="mine count is known"):
+        LayoutCounter().sample(Problem(board.with_mines(None)), random.Random(0))
+    with pytest.raises(InconsistentBoard):
+        LayoutCounter().sample(Problem(Board.parse("mines: 1\n1???\n????\n???1")),
+                               random.Random(0))
