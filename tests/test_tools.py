@@ -1,19 +1,28 @@
 """The tools the README's figures name: ``tools/tune.py`` plays the deals of ``autoplay
 sim``, changes only the constants asked for, in every worker, and records the runs so that
 ``autoplay stats`` pairs them; ``tools/first_guess.py`` forces the first guess on the deals
-whose first click shows a number."""
+whose first click shows a number; ``tools/rollout.py`` plays the player's later guesses
+again from layouts drawn for their positions."""
 
 from __future__ import annotations
 
+import json
+import random
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 from pytest import approx
 
+from autoplay.board import UNKNOWN, Board, Cell
+from autoplay.deduce import deduce
+from autoplay.lookahead import NEAR
+from autoplay.odds import mine_probabilities
 from autoplay.report import compare
 from autoplay.sim import PRESETS, deal, game_seed, play_sim
 from autoplay.stats import GameRecord, StatsStore
+from tools import rollout
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -101,3 +110,70 @@ def test_first_guess_refuses_the_first_click_itself(tmp_path: Path) -> None:
     result = _first_guess(tmp_path / "first.sqlite3", "0,0")
     assert result.returncode != 0
     assert "0,0 is the first click or off the board" in result.stderr
+
+
+def test_rollout_positions_are_the_guesses_the_player_had_to_make_after_the_first_click() -> None:
+    config = PRESETS["beginner"]
+    found = [position for i in range(30) for position in rollout.positions(config, game_seed(3, i))]
+    assert len(found) >= 3
+    for position in found:
+        board = position.board
+        assert board[position.pick] == UNKNOWN
+        assert sum(state >= 0 for state in board.states) > 1
+        assert not deduce(board).safe, "a guess is made only when nothing is proven safe"
+
+
+def test_rollout_candidates_are_the_pick_then_the_nearly_safest_cells() -> None:
+    board = Board.parse("mines: 3\n?1??\n????\n?1??\n????")
+    risk = mine_probabilities(board).probabilities
+    pick = Cell(0, 0)
+    cells = rollout.candidates(board, pick, 6)
+    assert cells[0] == pick and len(set(cells)) == len(cells) == 6
+    safest = 1 - min(risk.values())
+    assert all(1 - risk[cell] >= NEAR * safest for cell in cells[1:])
+    assert [risk[cell] for cell in cells[1:]] == sorted(risk[cell] for cell in cells[1:])
+    assert rollout.candidates(board, pick, 1) == [pick]
+
+
+def test_a_rollout_is_won_or_lost_as_the_layout_decides() -> None:
+    # One mine, at (1, 0) or (1, 1) (a coin toss): the rest is opened.
+    board = Board.parse("mines: 1\n11\n??")
+    mines = frozenset({Cell(1, 0)})
+    assert not rollout._wins(board, mines, Cell(1, 0), random.Random(0))
+    assert rollout._wins(board, mines, Cell(1, 1), random.Random(0))
+    rows = rollout.outcomes(board, [Cell(1, 0), Cell(1, 1)], 400, seed=1)
+    # Each cell is the mine in half the layouts drawn, and they never both win.
+    assert not any(a and b for a, b in zip(*rows))
+    assert [sum(row) for row in rows] == [400 - sum(rows[1]), 400 - sum(rows[0])]
+    assert abs(Fraction(sum(rows[0]), 400) - Fraction(1, 2)) < Fraction(1, 10)
+
+
+def test_the_split_gain_scores_each_half_choice_on_the_other_half() -> None:
+    # The halves are the even and the odd layouts.
+    assert rollout.split_gain(["1100", "1111"]) == 0.5  # the other cell wins everywhere
+    assert rollout.split_gain(["1111", "1100"]) == 0.0  # the pick is best
+    assert rollout.split_gain(["1100", "1100"]) == 0.0  # a tie keeps the pick
+    # The other cell wins every even layout and loses every odd one: chosen on the even
+    # half it loses 1 on the odd; on the odd half the pick is kept.
+    assert rollout.split_gain(["0101", "1010"]) == -0.5
+
+
+def test_rollout_writes_each_position_and_sums_the_gain(tmp_path: Path) -> None:
+    out = tmp_path / "rollout.jsonl"
+    result = subprocess.run([sys.executable, "tools/rollout.py", str(out), "--preset", "beginner",
+                             "--seed", "3", "--games", "30", "--layouts", "8", "--candidates",
+                             "3", "--workers", "2"],
+                            cwd=ROOT, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert summary["games"] == 30 and summary["positions"] == len(records) >= 3
+    config = PRESETS["beginner"]
+    picks = {(game_seed(3, i), position.guess): position.pick for i in range(30)
+             for position in rollout.positions(config, game_seed(3, i))}
+    assert {(r["seed"], r["guess"]): Cell(*r["cells"][0]) for r in records} == picks
+    assert all(len(row) == 8 for r in records for row in r["wins"])
+    low, high = summary["ci95"]
+    assert low <= summary["gain_points"] <= high
+    assert summary["gain_points"] == approx(100 * sum(
+        rollout.split_gain(r["wins"]) for r in records) / 30)
