@@ -173,7 +173,10 @@ def test_rollout_writes_each_position_and_sums_the_gain(tmp_path: Path) -> None:
              for position in rollout.positions(config, game_seed(3, i))}
     assert {(r["seed"], r["guess"]): Cell(*r["cells"][0]) for r in records} == picks
     assert all(len(row) == 8 for r in records for row in r["wins"])
-    low, high = summary["ci95"]
-    assert low <= summary["gain_points"] <= high
-    assert summary["gain_points"] == approx(100 * sum(
-        rollout.split_gain(r["wins"]) for r in records) / 30)
+    gain, low, high = summary["rollout_choice_points"]
+    assert low <= gain <= high
+    assert gain == approx(100 * sum(rollout.split_gain(r["wins"]) for r in records) / 30)
+    second = summary["kth_candidate_points"]["1"][0]
+    assert second == approx(100 * sum(row[1].count("1") / 8 - row[0].count("1") / 8
+                                      for row in (r["wins"] for r in records)
+                                      if len(row) > 1) / 30)

@@ -13,7 +13,10 @@ The gain is estimated without the winner's curse by splitting the layouts in two
 The best candidate of one half is scored on the other, against the player's pick, and the
 two ways round are averaged. Summed over a game's guesses and averaged over the games,
 that is what a player choosing these guesses by rollouts of half as many layouts would
-add to the win rate: a lower bound on what the best choice among the candidates adds.
+add to the win rate. A fixed rule needs no split: always opening the k-th candidate
+instead of the pick is scored on all the layouts. The best candidate on all of them,
+against the pick, is printed too: noise inflates it, so it bounds from above what the
+best choice among the candidates could add.
 
     python tools/rollout.py rollout.jsonl --preset beginner --seed 5 --games 1000
 """
@@ -142,23 +145,38 @@ def split_gain(wins: Sequence[str]) -> float:
 
 
 def summary(records: Sequence[dict[str, Any]], games: int) -> dict[str, Any]:
-    """The gain in win rate per game (points, with a 95% interval over the games), the
-    biased best-on-all-layouts figure beside it, and how often the pick was that best."""
-    per_game: dict[int, float] = {}
+    """What choosing by rollouts adds per game, in points with a 95% interval over the
+    games; the same for always opening the k-th candidate instead of the pick (a fixed
+    rule, so its estimate is unbiased on all the layouts); the biased best-on-all-layouts
+    figure; and how often the pick was that best."""
+    split: dict[int, float] = {}
+    instead: dict[int, dict[int, float]] = {}
     naive = 0.0
     agree = 0
     for record in records:
+        seed = record["seed"]
         rates = [row.count("1") / len(row) for row in record["wins"]]
-        per_game[record["seed"]] = per_game.get(record["seed"], 0.0) + split_gain(record["wins"])
+        split[seed] = split.get(seed, 0.0) + split_gain(record["wins"])
+        for k, rate in enumerate(rates[1:], 1):
+            by_game = instead.setdefault(k, {})
+            by_game[seed] = by_game.get(seed, 0.0) + rate - rates[0]
         naive += max(rates) - rates[0]
         agree += rates[0] == max(rates)
-    gains = [*per_game.values()] + [0.0] * (games - len(per_game))
-    mean = statistics.fmean(gains) if gains else 0.0
-    half = 1.96 * statistics.stdev(gains) / math.sqrt(games) if games > 1 else math.inf
     return {"games": games, "positions": len(records),
-            "gain_points": 100 * mean, "ci95": [100 * (mean - half), 100 * (mean + half)],
-            "best_on_all_layouts_points": 100 * naive / games if games else 0.0,
+            "rollout_choice_points": _per_game(split, games),
+            "kth_candidate_points": {k: _per_game(by_game, games)
+                                     for k, by_game in sorted(instead.items())},
+            "best_on_all_layouts_points": 100 * naive / games,
             "pick_was_best": agree}
+
+
+def _per_game(gains: dict[int, float], games: int) -> list[float]:
+    """The mean over ``games`` games of the gains summed by game (those of the games not
+    in ``gains`` are 0), and its 95% interval, in points."""
+    values = [*gains.values()] + [0.0] * (games - len(gains))
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(games)
+    return [100 * mean, 100 * (mean - half), 100 * (mean + half)]
 
 
 def main() -> None:
@@ -171,6 +189,8 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, default=5, help="cells tried per position")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
+    if args.games < 2:
+        parser.error("--games must be at least 2, for an interval")
     config = PRESETS[args.preset]
     play_one = partial(study, config, args.layouts, args.candidates)
     seeds = (game_seed(args.seed, i) for i in range(args.games))
