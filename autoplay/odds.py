@@ -19,7 +19,7 @@ All of it is integer arithmetic (:class:`LayoutCounter` gives the number of layo
 for each cell, the number that mine it), so the probabilities are exact
 :class:`~fractions.Fraction`. The counter remembers each component's tally, for
 :mod:`autoplay.lookahead`, which counts many positions that differ in one component; it
-also lists the layouts themselves when they are few, and draws one at random for a
+also lists the layouts themselves when they are few, and draws them at random for a
 rollout. The enumeration is bounded (``budget``); past the bound a rough estimate stands
 in, marked ``exact=False`` and logged, so no position can stall a game.
 
@@ -191,13 +191,15 @@ class LayoutCounter:
         return [mines | frozenset(rest) for m, mines in partial if 0 <= left - m
                 for rest in itertools.combinations(problem.outside, left - m)]
 
-    def sample(self, problem: Problem, rng: random.Random) -> frozenset[int] | None:
-        """One layout of ``problem`` (its mined cells among ``problem.unknown``), every
-        layout that fits equally likely; None when a component needs more than the budget.
+    def sampler(self, problem: Problem) -> Callable[[random.Random], frozenset[int]] | None:
+        """A function that draws a layout of ``problem`` (its mined cells among
+        ``problem.unknown``) from the random stream it is given, every layout that fits
+        equally likely; None when a component needs more than the budget.
 
-        What a rollout deals to play a position on. Each component's total is drawn against
-        the others' and the cells touching no count, then one of its box assignments with
-        that total, each weighed by its layouts, then the cells within each box.
+        What a rollout deals to play a position on, many times over: the components are
+        enumerated once, here. Each draw takes each component's total against the others'
+        and the cells touching no count, then one of its box assignments with that total,
+        weighed by its layouts, then the cells within each box.
 
         :raises InconsistentBoard: when no mine layout fits.
         :raises ValueError: when the board's mine count is unknown.
@@ -205,33 +207,36 @@ class LayoutCounter:
         if problem.mines_left is None:
             raise ValueError("a layout is drawn only when the board's mine count is known")
         settled = problem.propagate()
-        chosen = [j for j, mine in settled.items() if mine]
-        left = problem.mines_left - len(chosen)
+        fixed = [j for j, mine in settled.items() if mine]
+        mines_left = problem.mines_left - len(fixed)
         components = _components(problem.residue(settled), problem.unknown)
         try:
             ways = [self._tally(c, problem.mines_left).ways for c in components]
-            found = [_assignments(c, left, self.budget) for c in components]
+            found = [[(total, counts, math.prod(map(math.comb, map(len, c.boxes), counts)))
+                      for total, counts in _assignments(c, mines_left, self.budget)]
+                     for c in components]
         except _OutOfBudget:
             return None
-        after = [{0: 1}]
-        for by_total in reversed(ways):
-            after.append(_convolve(after[-1], by_total))
-        after.reverse()
-        outside = len(problem.outside)
-        for c, component in enumerate(components):
-            totals = list(ways[c].items())
-            total = totals[_pick([w * sum(v * _spread(outside, left - m - t)
-                                          for t, v in after[c + 1].items())
-                                  for m, w in totals], rng)][0]
-            fitting = [counts for m, counts in found[c] if m == total]
-            counts = fitting[_pick([math.prod(map(math.comb, map(len, component.boxes), counts))
-                                    for counts in fitting], rng)]
-            for box, k in zip(component.boxes, counts):
-                chosen += rng.sample(box, k)
-            left -= total
-        if not 0 <= left <= outside:
+        after = _running_totals(ways[::-1])[::-1]
+        outside = problem.outside
+        if not sum(w * _spread(len(outside), mines_left - m) for m, w in after[0].items()):
             raise InconsistentBoard("no mine layout fits this board and its mine count")
-        return frozenset(chosen + rng.sample(problem.outside, left))
+
+        def draw(rng: random.Random) -> frozenset[int]:
+            chosen, left = list(fixed), mines_left
+            for c, component in enumerate(components):
+                totals = list(ways[c].items())
+                total = totals[_pick([w * sum(v * _spread(len(outside), left - m - t)
+                                              for t, v in after[c + 1].items())
+                                      for m, w in totals], rng)][0]
+                fitting = [(counts, weight) for m, counts, weight in found[c] if m == total]
+                counts = fitting[_pick([weight for _, weight in fitting], rng)][0]
+                for box, k in zip(component.boxes, counts):
+                    chosen += rng.sample(box, k)
+                left -= total
+            return frozenset(chosen + rng.sample(outside, left))
+
+        return draw
 
     def _tally(self, component: _Component, cap: int | None) -> _Tally:
         # The board's whole mine count caps every component: the cap stays the same for
@@ -441,13 +446,8 @@ def _combine(tallies: list[tuple[_Component, _Tally]], outside: Sequence[int],
         return _spread(len(outside), total_mines - frontier_mines)
 
     distributions = [tally.ways for _, tally in tallies]
-    before = [{0: 1}]
-    for ways in distributions:
-        before.append(_convolve(before[-1], ways))
-    after = [{0: 1}]
-    for ways in reversed(distributions):
-        after.append(_convolve(after[-1], ways))
-    after.reverse()
+    before = _running_totals(distributions)
+    after = _running_totals(distributions[::-1])[::-1]
     everything = before[-1]
     layouts = sum(w * rest(m) for m, w in everything.items())
     if layouts == 0:
@@ -470,14 +470,19 @@ def _spread(cells: int, mines: int) -> int:
 
 
 def _pick(weights: Sequence[int], rng: random.Random) -> int:
-    """An index drawn with chance proportional to its (integer, exact) weight.
-
-    :raises InconsistentBoard: when every weight is zero.
-    """
+    """An index drawn with chance proportional to its (integer, exact) weight; some weight
+    is not zero."""
     cumulative = list(itertools.accumulate(weights))
-    if not cumulative or cumulative[-1] == 0:
-        raise InconsistentBoard("no mine layout fits this board and its mine count")
     return bisect.bisect_right(cumulative, rng.randrange(cumulative[-1]))
+
+
+def _running_totals(distributions: Sequence[Mapping[int, int]]) -> list[dict[int, int]]:
+    """The distributions of the total of the first k of ``distributions`` (independent
+    totals, as counts of ways), for k from 0 to all of them."""
+    running = [{0: 1}]
+    for ways in distributions:
+        running.append(_convolve(running[-1], ways))
+    return running
 
 
 def _convolve(a: Mapping[int, int], b: Mapping[int, int]) -> dict[int, int]:

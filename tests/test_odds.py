@@ -102,10 +102,9 @@ def test_a_board_no_layout_fits_is_inconsistent(text: str) -> None:
 def test_a_drawn_layout_fits_the_board(board: Board, seed: int) -> None:
     assume(board.mines is not None)
     truth = enumerate_layouts(board)
-    problem = Problem(board)
-    mines = LayoutCounter().sample(problem, random.Random(seed))
-    assert mines is not None
-    assert frozenset(map(board.cell, mines)) in truth.fitting
+    draw = LayoutCounter().sampler(Problem(board))
+    assert draw is not None
+    assert frozenset(map(board.cell, draw(random.Random(seed)))) in truth.fitting
 
 
 @pytest.mark.parametrize("text", [
@@ -116,10 +115,10 @@ def test_a_drawn_layout_fits_the_board(board: Board, seed: int) -> None:
 def test_every_layout_is_drawn_equally_often(text: str) -> None:
     board = Board.parse(text)
     truth = enumerate_layouts(board)
-    rng, counter, problem = random.Random(7), LayoutCounter(), Problem(board)
+    rng, draw = random.Random(7), LayoutCounter().sampler(Problem(board))
+    assert draw is not None
     draws = 300 * truth.layouts
-    seen = Counter(frozenset(map(board.cell, counter.sample(problem, rng) or ()))
-                   for _ in range(draws))
+    seen = Counter(frozenset(map(board.cell, draw(rng))) for _ in range(draws))
     assert set(seen) == set(truth.fitting)
     expected = draws / truth.layouts
     chi_square = sum((seen[layout] - expected) ** 2 / expected for layout in truth.fitting)
@@ -129,9 +128,8 @@ def test_every_layout_is_drawn_equally_often(text: str) -> None:
 
 def test_a_layout_is_drawn_only_with_the_mine_count_and_within_the_work_bound() -> None:
     board = Board.parse("mines: 3\n1?1?\n????\n????")
-    assert LayoutCounter(budget=2).sample(Problem(board), random.Random(0)) is None
+    assert LayoutCounter(budget=2).sampler(Problem(board)) is None
     with pytest.raises(ValueError, match="mine count is known"):
-        LayoutCounter().sample(Problem(board.with_mines(None)), random.Random(0))
+        LayoutCounter().sampler(Problem(board.with_mines(None)))
     with pytest.raises(InconsistentBoard):
-        LayoutCounter().sample(Problem(Board.parse("mines: 1\n1???\n????\n???1")),
-                               random.Random(0))
+        LayoutCounter().sampler(Problem(Board.parse("mines: 1\n1???\n????\n???1")))

@@ -99,12 +99,10 @@ def outcomes(board: Board, cells: Sequence[Cell], layouts: int, seed: int) -> li
     """For each of ``cells``, whether the player wins after opening it first, on each of
     ``layouts`` layouts drawn (from ``seed``) from those that fit ``board``."""
     rng = random.Random(seed)
-    problem, counter = Problem(board), LayoutCounter()
-    drawn = []
-    for _ in range(layouts):
-        mines = counter.sample(problem, rng)
-        assert mines is not None, "the player counted this position within the same bound"
-        drawn.append((frozenset(map(board.cell, mines)), rng.getrandbits(64)))
+    draw = LayoutCounter().sampler(Problem(board))
+    assert draw is not None, "the player counted this position within the same bound"
+    drawn = [(frozenset(map(board.cell, draw(rng))), rng.getrandbits(64))
+             for _ in range(layouts)]
     return [[_wins(board, mines, cell, random.Random(tie_breaks)) for mines, tie_breaks in drawn]
             for cell in cells]
 
