@@ -4,10 +4,11 @@ The lowest mine probability is the best guess for one click, but a game is won o
 surviving every click, and a guess is also worth what it reveals. :func:`choose_guess` tries,
 in order:
 
-1. a *forced 50/50*: two cells sharing one mine that no click can ever tell apart, because
-   every cell touching one of them (known mines aside) touches the other too, so swapping
-   them changes no count, now or later. Waiting cannot help, and what the survivor shows
-   may help its neighbours, so it is played at once;
+1. a *forced guess*: two cells that cannot both hold a mine and that no click elsewhere can
+   ever tell apart, because every cell touching one of them (known mines aside) touches
+   the other too, so exchanging them changes no count, now or later (:func:`forced_guess`).
+   Whichever holds a mine, if one does, must be risked anyway, and what the other shows
+   may help its neighbours, so one is opened at once;
 2. the *endgame*: when at most :data:`ENDGAME_LAYOUTS` layouts are left, they are listed and
    the game tree is searched for the click that wins in the most of them (not the one that
    survives most: a click that survives but leaves a coin toss is worth half);
@@ -28,7 +29,7 @@ The counts are exact integers from :class:`~autoplay.odds.LayoutCounter`, which
 re-enumerates only the component each imagined number changes. Past the work bound, the
 lowest probability decides (:func:`autoplay.odds.choose_guess`, which logs its estimate).
 
-Two cells on the edge that share a mine, and share every neighbour, are a forced 50/50:
+Two cells on the edge that share a mine, and share every neighbour, are a forced guess:
 
 >>> board = Board.parse('''
 ... mines: 1
@@ -37,7 +38,7 @@ Two cells on the edge that share a mine, and share every neighbour, are a forced
 ... ''')
 >>> guess = choose_guess(board, random.Random(0))
 >>> guess.cell, guess.probability, guess.reason
-(Cell(row=0, col=0), Fraction(1, 2), 'forced 50/50')
+(Cell(row=0, col=0), Fraction(1, 2), 'forced guess')
 """
 
 from __future__ import annotations
@@ -101,9 +102,9 @@ def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDG
     def guess(cell: int, reason: GuessReason) -> Guess:
         return Guess(board.cell(cell), Fraction(mined[cell], count.layouts), True, reason)
 
-    pair = forced_pair(problem, mined, count.layouts)
-    if pair is not None:
-        return guess(pair[0], "forced 50/50")
+    forced = forced_guess(problem, counter, mined, count.layouts)
+    if forced is not None:
+        return guess(forced, "forced guess")
     layouts = counter.layouts(problem, ENDGAME_LAYOUTS)
     if layouts is not None:
         move = endgame_move(problem, layouts, nodes=ENDGAME_NODES)
@@ -125,28 +126,46 @@ def _reduced(problem: Problem) -> Problem:
     return Problem(problem.board.with_states(dict.fromkeys(mines, MINE))) if mines else problem
 
 
-def forced_pair(problem: Problem, mined: dict[int, int], layouts: int) -> tuple[int, int] | None:
-    """Two unknown cells (flat indices) that form a forced 50/50, or None.
+def forced_guess(problem: Problem, counter: LayoutCounter, mined: dict[int, int],
+                 layouts: int) -> int | None:
+    """An unknown cell (flat index) whose risk no play can avoid, or None.
 
-    A count with exactly these two cells left undecided and one mine among them, where every
-    other cell touching either one touches both, or is a known mine. Opened counts and
-    cells not yet opened alike: then exchanging the two cells' contents changes no count
-    that is or ever will be shown, so each holds the mine in exactly half the layouts and no
-    click can tell which.
+    Two *twins*, unknown cells where every other cell touching one touches the other too
+    or is a known mine, can be exchanged without changing any count, shown or to come:
+    only opening one of them tells them apart. When they cannot both hold a mine, the
+    exchange pairs each layout mining one with a layout mining the other, so every way of
+    playing loses at least one layout of each pair, and opening one twin now loses just
+    those: whatever a player would learn first, the same can be played after it, the
+    twins exchanged if it would have opened the other one first. What the twin shows
+    comes for free. (Two cells whose every neighbour is a known mine are twins too, but
+    dead: the endgame search sees to them.)
     """
     board = problem.board
+    known = {j for j, state in enumerate(board.states) if is_mine_like(state)}
+    known.update(j for j, mine in mined.items() if mine == layouts)
 
-    def is_mine(j: int) -> bool:
-        return is_mine_like(board.states[j]) or mined.get(j) == layouts
+    def never_both(a: int, b: int) -> bool:
+        """Whether no layout mines both (False when the work bound stops the count)."""
+        try:
+            found = counter.count(problem.with_mines((a, b)))
+        except InconsistentBoard:
+            return True
+        return found is not None and found.layouts == 0
 
-    for constraint in problem.constraints:
-        open_cells = [j for j in constraint.cells if not is_mine(j)]
-        if len(open_cells) != 2 or constraint.mines - (len(constraint.cells) - 2) != 1:
+    # The neighbours of each undecided cell that are not known mines. A twin's are among
+    # those it shares with the other twin, or the other twin itself; two cells share at
+    # most four neighbours, and the other twin is one of them or touches one.
+    free = {j: set(board.neighbour_indices(j)) - known
+            for j in problem.unknown if 0 < mined[j] < layouts}
+    for a, around in free.items():
+        if not 0 < len(around) <= 5:
             continue
-        a, b = open_cells
-        apart = set(board.neighbour_indices(a)).symmetric_difference(board.neighbour_indices(b))
-        if all(is_mine(j) for j in apart - {a, b}):
-            return a, b
+        first = min(around)
+        for b in (first, *board.neighbour_indices(first)):
+            if (b > a and b in free and around - {b} <= set(board.neighbour_indices(b))
+                    and free[b] - {a} <= set(board.neighbour_indices(a))
+                    and never_both(a, b)):
+                return a
     return None
 
 

@@ -68,7 +68,7 @@ class Odds:
     """False when the work bound was hit and ``probabilities`` is only an estimate."""
 
 
-GuessReason = Literal["lowest probability", "forced 50/50", "secondary safety",
+GuessReason = Literal["lowest probability", "forced guess", "secondary safety",
                       "endgame search"]
 """Why a guess was chosen: see :func:`choose_guess` and :mod:`autoplay.lookahead`."""
 

@@ -1,10 +1,10 @@
 """The guess that looks ahead, checked against brute force over every layout of small,
-real guessing positions: forced 50/50s, secondary safety, and the endgame search."""
+real guessing positions: forced guesses, secondary safety, and the endgame search."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from functools import cache
 
@@ -19,7 +19,7 @@ from autoplay.lookahead import (
     _candidates,
     choose_guess,
     endgame_move,
-    forced_pair,
+    forced_guess,
     secondary_safety,
 )
 from autoplay.odds import LayoutCounter, mine_probabilities
@@ -72,7 +72,7 @@ def by_shown(board: Board, cell: Cell, layouts: frozenset[Layout]) -> list[froze
 def test_there_are_positions_of_every_kind() -> None:
     assert len(POSITIONS) > 40
     reasons = {choose_guess(b, random.Random(0)).reason for b in POSITIONS}
-    assert reasons == {"forced 50/50", "endgame search"}, reasons
+    assert reasons == {"forced guess", "endgame search"}, reasons
 
 
 @pytest.mark.parametrize("board", POSITIONS, ids=str)
@@ -84,9 +84,8 @@ def test_layouts_are_those_of_brute_force(board: Board) -> None:
     assert LayoutCounter().layouts(Problem(board), limit=truth.layouts - 1) is None
 
 
-@pytest.mark.parametrize("board", POSITIONS, ids=str)
-def test_the_endgame_move_wins_the_most_layouts(board: Board) -> None:
-    truth = enumerate_layouts(board)
+def best_play(board: Board) -> Callable[[frozenset[Layout]], int]:
+    """How many of a set of layouts of ``board`` the best play wins, by brute force."""
     unknown = board.unknown_cells()
 
     @cache
@@ -98,6 +97,13 @@ def test_the_endgame_move_wins_the_most_layouts(board: Board) -> None:
         return max(sum(map(wins, parts)) for c in unknown
                    if (parts := by_shown(board, c, layouts)) != [layouts])
 
+    return wins
+
+
+@pytest.mark.parametrize("board", POSITIONS, ids=str)
+def test_the_endgame_move_wins_the_most_layouts(board: Board) -> None:
+    truth = enumerate_layouts(board)
+    wins = best_play(board)
     layouts = [frozenset(map(board.index, layout)) for layout in truth.fitting]
     index = endgame_move(Problem(board), layouts)
     assert index is not None
@@ -164,40 +170,69 @@ def test_the_candidates_are_nearly_as_safe_as_the_safest(board: Board) -> None:
     assert mined[found[0]] == min(mined.values()) or len(outside) >= ALL_OUTSIDE
 
 
-def forced(text: str) -> tuple[Cell, Cell] | None:
-    board = Board.parse(text)
+def forced(board: Board) -> Cell | None:
     problem = Problem(board)
-    count = LayoutCounter().count(problem)
+    counter = LayoutCounter()
+    count = counter.count(problem)
     assert count is not None
-    pair = forced_pair(problem, count.mined(), count.layouts)
-    return None if pair is None else (board.cell(pair[0]), board.cell(pair[1]))
+    found = forced_guess(problem, counter, count.mined(), count.layouts)
+    return None if found is None else board.cell(found)
 
 
-@pytest.mark.parametrize(("text", "pair"), [
-    ("mines: 1\n?1\n?1", (Cell(0, 0), Cell(1, 0))),
+@pytest.mark.parametrize(("text", "cell", "odds"), [
+    ("mines: 1\n?1\n?1", Cell(0, 0), Fraction(1, 2)),
     # The flags below touch one cell of the pair only: they cannot tell the two apart.
-    ("mines: 3\n?1\n?3\nFF", (Cell(0, 0), Cell(1, 0))),
+    ("mines: 3\n?1\n?3\nFF", Cell(0, 0), Fraction(1, 2)),
     # The same, with mines the counts prove rather than flags.
-    ("mines: 3\n?1\n?3\n??", (Cell(0, 0), Cell(1, 0))),
-    # One mine below, which of the two it touches is open: it may tell them apart later.
-    ("mines: 2\n?1\n?2\n??", None),
-    # Both could be mines.
-    ("mines: 2\n?2\n?2", None),
-    ("mines: 1\n?1?\n?1?", None),
+    ("mines: 3\n?1\n?3\n??", Cell(0, 0), Fraction(1, 2)),
+    # The 2 says one mine lies below, and the two cells there touch the same counts.
+    ("mines: 2\n?1\n?2\n??", Cell(2, 0), Fraction(1, 2)),
+    # One mine among four cells: two pairs of twins, each with the mine or none.
+    ("mines: 1\n?1?\n?1?", Cell(0, 0), Fraction(1, 4)),
+    # Twins that may both be safe: the one mine left may lie in the column on the right.
+    ("mines: 6\n??*.\n??*.\n***.", Cell(0, 0), Fraction(1, 7)),
+    # (0, 1) and (0, 2) are twins, but both may hold a mine: opening one of them at once
+    # loses a layout that best play wins.
+    ("mines: 4\n*..\n...", None, None),
 ])
-def test_forced_50_50s_on_hand_made_positions(text: str, pair: tuple[Cell, Cell] | None) -> None:
-    assert forced(text) == pair
-    if pair is not None:
-        odds = mine_probabilities(Board.parse(text)).probabilities
-        assert odds[pair[0]] == odds[pair[1]] == Fraction(1, 2)
+def test_forced_guesses_on_hand_made_positions(text: str, cell: Cell | None,
+                                               odds: Fraction | None) -> None:
+    board = Board.parse(text)
+    assert forced(board) == cell
+    if cell is not None:
+        assert mine_probabilities(board).probabilities[cell] == odds
+    truth = enumerate_layouts(board)
+    wins = best_play(board)
+    twin = Cell(0, 1) if cell is None else cell
+    loses = sum(map(wins, by_shown(board, twin, truth.fitting))) < wins(truth.fitting)
+    assert loses == (cell is None)
 
 
-def test_a_forced_50_50_is_played_before_a_safer_cell() -> None:
+FORCED = [board for board in POSITIONS + list(guess_positions(5, 5, 6, 200))
+          if forced(board) is not None]
+
+
+def test_there_are_forced_guesses_of_every_kind() -> None:
+    odds = {mine_probabilities(board).probabilities[forced(board)] for board in FORCED}
+    assert len(FORCED) > 20
+    assert Fraction(1, 2) in odds and min(odds) < Fraction(1, 2)
+
+
+@pytest.mark.parametrize("board", FORCED, ids=str)
+def test_a_forced_guess_loses_nothing_best_play_would_win(board: Board) -> None:
+    truth = enumerate_layouts(board)
+    wins = best_play(board)
+    cell = forced(board)
+    assert cell is not None
+    assert sum(map(wins, by_shown(board, cell, truth.fitting))) == wins(truth.fitting)
+
+
+def test_a_forced_guess_is_played_before_a_safer_cell() -> None:
     # (0, 0)/(1, 0) share a mine and every neighbour; the area on the right is safer.
     board = Board.parse("mines: 9\n?3*.......\n?6*.......\n***.......")
     odds = mine_probabilities(board).probabilities
     guess = choose_guess(board, random.Random(1))
-    assert guess.reason == "forced 50/50" and guess.cell in {Cell(0, 0), Cell(1, 0)}
+    assert guess.reason == "forced guess" and guess.cell in {Cell(0, 0), Cell(1, 0)}
     assert min(odds.values()) < guess.probability == Fraction(1, 2)
 
 
