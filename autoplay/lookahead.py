@@ -152,9 +152,9 @@ def forced_guess(problem: Problem, counter: LayoutCounter, mined: dict[int, int]
             return True
         return found is not None and found.layouts == 0
 
-    # The neighbours of each undecided cell that are not known mines. A twin's are among
-    # those it shares with the other twin, or the other twin itself; two cells share at
-    # most four neighbours, and the other twin is one of them or touches one.
+    # The neighbours of each undecided cell that are not known mines. A twin's, the other
+    # twin aside, all touch the other twin, which is therefore the first of them or touches
+    # it; and since two cells share at most four neighbours, a twin has at most five.
     free = {j: set(board.neighbour_indices(j)) - known
             for j in problem.unknown if 0 < mined[j] < layouts}
     for a, around in free.items():
