@@ -242,7 +242,8 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool,
     if guess is not None:
         console.print(f"nothing is proven safe: the best guess is {_cell_list({guess.cell})}, "
                       f"a mine with probability {_percent(guess.probability)} "
-                      f"({guess.reason}{'' if guess.exact else ', estimated'})")
+                      f"({_WHY.get(guess.reason, guess.reason)}"
+                      f"{'' if guess.exact else ', estimated'})")
     if odds is not None:
         console.print("mine probability of each unopened cell, in percent"
                       + ("" if odds.exact else " (estimated: the exact count was too long)"))
@@ -258,6 +259,12 @@ def _best_guess(board: Board, deduction: Deduction) -> Guess | None:
     if all(cell in deduction.mines for cell in board.unknown_cells()):
         return None
     return choose_guess(board, random.Random(0))
+
+
+_WHY = {"forced guess": "forced guess: no click elsewhere can ever tell it from its twin, "
+                        "so its risk must be taken anyway, and now costs nothing"}
+"""What a guess's reason means, where its name alone would puzzle: a forced guess may be
+riskier than another cell."""
 
 
 def _percent(probability: Fraction) -> str:

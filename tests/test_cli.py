@@ -146,6 +146,15 @@ def test_with_nothing_safe_solve_names_the_best_guess_and_its_odds() -> None:
     assert report["guess"]["exact"] is True
 
 
+def test_solve_says_why_a_forced_guess_beats_a_safer_cell() -> None:
+    # The 1's neighbours (0, 1) and (1, 1) touch the same cells: no click elsewhere tells
+    # them apart, so the risk of the one with the mine must be taken anyway.
+    code, out, _ = run("solve", "-", stdin="mines: 2\n1...\n....\n")
+    assert code == 0
+    assert "the best guess is (0, 1), a mine with probability 33.3%" in out
+    assert "no click elsewhere can ever tell it from its twin" in " ".join(out.split())
+
+
 def test_odds_prints_every_unopened_cells_probability() -> None:
     code, out, _ = run("solve", "--odds", "-", stdin="mines: 2\n1...\n....\n")
     assert code == 0
