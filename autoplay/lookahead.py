@@ -138,7 +138,7 @@ def forced_guess(problem: Problem, counter: LayoutCounter, mined: dict[int, int]
     those: whatever a player would learn first, the same can be played after it, the
     twins exchanged if it would have opened the other one first. What the twin shows
     comes for free. (Two cells whose every neighbour is a known mine are twins too, but
-    dead: the endgame search sees to them.)
+    dead, since opening one tells nothing; they are left to the later steps.)
     """
     board = problem.board
     known = {j for j, state in enumerate(board.states) if is_mine_like(state)}
