@@ -32,19 +32,10 @@ import z3
 
 from autoplay.board import UNKNOWN, Board, Cell
 from autoplay.deduce import deduce
+from autoplay.locate import locate_board, read_screenshot
 from autoplay.nonogram import Clues, Grid, solutions, solve
 from autoplay.sim import SimGame
-from autoplay.vision import (
-    OUTSIDE,
-    SHIPPED_SKINS,
-    Geometry,
-    Image,
-    Skin,
-    decode_image,
-    locate_board,
-    read_board,
-    read_screenshot,
-)
+from autoplay.vision import OUTSIDE, SHIPPED_SKINS, Geometry, Image, Skin, decode_image, read_board
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots"
 """The screenshot fixtures (the project is installed editable)."""

@@ -29,7 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from autoplay import bench as benchmarks
-from autoplay import vision
+from autoplay import learn, locate, vision
 from autoplay.annotate import draw_deduction
 from autoplay.board import FLAG, MINE, UNKNOWN, Board, Cell, state_char
 from autoplay.deduce import Deduction, count_layouts, deduce, find_layout, wrong_flags
@@ -187,7 +187,7 @@ def _read_screenshot(data: bytes, source: str, skin_name: str | None, allow_unkn
     if not vision.is_image(data):
         return None
     image = _decode_image(data, source)
-    reading = vision.read_screenshot(image, vision.load_skins(skin_name))
+    reading = locate.read_screenshot(image, vision.load_skins(skin_name))
     if reading.unrecognized and not allow_unknown:
         raise UnknownCells(f"{len(reading.unrecognized)} cells of {source} not recognised "
                            f"(--allow-unknown takes them as unopened): "
@@ -642,7 +642,7 @@ def read_command(image: str, skin_name: str | None, as_json: bool) -> None:
     scale. Cells that match no template with confidence are printed as '?' and listed.
     """
     picture = _decode_image(_read_bytes(image), image)
-    reading = vision.read_screenshot(picture, vision.load_skins(skin_name))
+    reading = locate.read_screenshot(picture, vision.load_skins(skin_name))
     if as_json:
         click.echo(json.dumps(_reading_json(reading)))
         return
@@ -686,7 +686,7 @@ def learn_command(image: str, board_path: str, name: str) -> None:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
         raise click.BadParameter(f"{name!r} is not a plain name", param_hint="'--name'")
     board = Board.parse(_read_text(board_path))
-    skin = vision.learn_skin(name, [(_decode_image(_read_bytes(image), image), board)])
+    skin = learn.learn_skin(name, [(_decode_image(_read_bytes(image), image), board)])
     folder = vision.learned_skins_dir() / name
     skin.save(folder)
     click.echo(f"learned skin {name!r} ({len(skin.templates)} templates: "

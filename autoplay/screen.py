@@ -37,7 +37,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from autoplay import vision
+from autoplay import locate, vision
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, Board, Cell
 from autoplay.deduce import deduce
 from autoplay.desktop import Capture, Region, xdotool
@@ -586,7 +586,7 @@ class ScreenGame:
         """
         image = self.screen.capture.grab(self.search)
         try:
-            found = vision.locate_board(image, self.skin)
+            found = locate.locate_board(image, self.skin)
         except NoBoardFound:
             raise WindowLost(f"the {self.skin.name} board is gone from the screen (closed, "
                              f"covered or moved away): stopped") from None
@@ -703,7 +703,7 @@ def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int |
     deadline = time.monotonic() + timeout
     while True:
         try:
-            reading = vision.read_screenshot(screen.capture.grab(search), skins)
+            reading = locate.read_screenshot(screen.capture.grab(search), skins)
         except NoBoardFound:
             if time.monotonic() > deadline:
                 raise

@@ -14,7 +14,8 @@ from click.testing import CliRunner, Result
 
 from autoplay.board import Board, Cell
 from autoplay.cli import cli
-from autoplay.vision import SHIPPED_SKINS, decode_image, load_skins, locate_board
+from autoplay.locate import locate_board
+from autoplay.vision import SHIPPED_SKINS, decode_image, load_skins
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots"
 MID = SCREENSHOTS / "sgt-mines" / "16x16-mid.png"

@@ -17,6 +17,8 @@ import pytest
 from autoplay.bench import sweep_locate_read, sweep_read
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell
 from autoplay.errors import NoBoardFound, SkinError, UnreadableImage
+from autoplay.learn import fit_lattice, learn_skin
+from autoplay.locate import locate_board, read_screenshot
 from autoplay.vision import (
     CELL_SIZE,
     SHIPPED_SKINS,
@@ -25,13 +27,9 @@ from autoplay.vision import (
     Skin,
     decode_image,
     encode_image,
-    fit_lattice,
     is_image,
-    learn_skin,
     load_skins,
-    locate_board,
     read_board,
-    read_screenshot,
     skin_folders,
 )
 

@@ -1,0 +1,740 @@
+"""Finding a board in an image: the lattice of its cells (origin, pitch, rows, columns).
+
+:func:`locate_board` finds one skin's board in a cropped board, a game window or a whole
+desktop, at the skin's own scale or another one (a screenshot taken at 125% or 200%);
+:func:`read_screenshot` finds and reads a board with whichever installed skin matches it
+best. The steps: a coarse search of a shrunk grey image gives rough lattices
+(:func:`_seed_lattices`), and each is settled on the full image (:func:`_settle`): fitted
+to where its cells match their templates, its edges moved to the board's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from autoplay.board import Cell
+from autoplay.errors import NoBoardFound
+from autoplay.vision import (
+    COARSE,
+    MAX_DISTANCE,
+    OUTSIDE,
+    Floats,
+    Geometry,
+    Image,
+    Match,
+    Reading,
+    Skin,
+    as_bgr,
+    cell_features,
+    match_cells,
+    reading_of,
+    template_distances,
+)
+
+_SEED_DISTANCE = 24.0
+"""In the coarse search, a spot this close to a grey template may be a cell..."""
+_SEED_CONTRAST = 12.0
+"""... if spots a few pixels away are this much further: a plain area matches a plain
+template equally well everywhere, a cell only where it is."""
+_SCALES = tuple(sorted({*np.geomspace(0.5, 3.0, 20).round(3).tolist(),
+                        0.75, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0}))
+"""Screen scales tried after the skin's own: the usual display scalings, and between them
+steps of about 10%, which the fit from the seeds makes up."""
+_MIN_SHARE = 0.5
+"""An edge row or column belongs to the board when this share of its cells is recognised."""
+_MIN_CELLS = 4
+_REACH = 3
+"""How many rows and columns beyond its edges a lattice is read to look for more board."""
+_EXACT = 4.0
+"""A board whose cells are all this close to their templates is at the skin's own scale."""
+_PIXEL_EXACT = 1.0
+"""Cells this close to their templates on average sit exactly on the screen's pixels."""
+_TRIED_LATTICES = 2
+"""How many rough lattices of a scale, the biggest, are tried."""
+_SETTLED = 5
+"""How many rough lattices of the whole ladder are settled, twice over: those whose
+weighed seeds cover the most area, and those with the most weighed seeds times the root
+of a cell's area (a board of few big cells has few seeds, random seeds come easily at a
+small pitch)."""
+_MIN_RECOGNISED = 0.75
+"""A lattice is a board only when this share of its cells is recognised."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    geometry: Geometry
+    match: Match = field(repr=False)
+    """How each cell matches: the reading, once this board is chosen."""
+
+    @property
+    def recognised(self) -> int:
+        return int(self.match.recognised().sum())
+
+    @property
+    def distance(self) -> float:
+        """Mean distance of the cells to their closest templates."""
+        return float(self.match.distance.mean())
+
+    def is_complete(self) -> bool:
+        return self.recognised == self.geometry.rows * self.geometry.cols
+
+    def is_exact(self) -> bool:
+        """Every cell recognised, almost exactly: at its skin's own scale, on the pixels."""
+        return self.is_complete() and self.distance < _EXACT
+
+
+def locate_board(image: Image, skin: Skin) -> Geometry:
+    """Find the skin's board in an image: a cropped board, a window, or a whole screen.
+
+    The skin's own scale is tried first; when it finds no board whose every cell it
+    recognises almost exactly, other scales are tried and the best board found wins.
+
+    :raises NoBoardFound: when no lattice of the skin's cells is found.
+    """
+    found = _find(as_bgr(image), [skin])
+    if found is None:
+        raise NoBoardFound(f"no {skin.name} board found in the "
+                           f"{image.shape[1]}x{image.shape[0]} image")
+    return found[0].geometry
+
+
+def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
+    """Locate and read a board, with whichever of ``skins`` matches it best.
+
+    :raises NoBoardFound: when none of the skins finds a board.
+    """
+    image = as_bgr(image)
+    found = _find(image, skins)
+    if found is None:
+        names = ", ".join(skin.name for skin in skins)
+        raise NoBoardFound(f"no Minesweeper board found in the {image.shape[1]}x"
+                           f"{image.shape[0]} image (skins tried: {names})")
+    candidate, skin = found
+    return reading_of(candidate.geometry, skin, candidate.match)
+
+
+def _rank(candidate: _Candidate) -> float:
+    """Better boards cover more of the image with recognised cells (a lattice of half the
+    pitch on a board can hold more cells, but never more area), matched more closely."""
+    geometry = candidate.geometry
+    return (candidate.recognised * geometry.pitch_x * geometry.pitch_y
+            * (1 - candidate.distance / MAX_DISTANCE))
+
+
+def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None:
+    """The best board of any of the skins in the image, and its skin; or None.
+
+    A board at one of its skin's own scales matches almost exactly, and is taken at once
+    (the best such, if several skins find one). The skins whose covered cells show are
+    searched for one first, and the others only if none is found (see :func:`_in_order`):
+    a game being played shows covered cells, so on a screen with one game the other skins
+    cost only the search for their covered look. Else the coarse search runs at every scale
+    of the ladder, and only the most promising rough lattices are settled.
+    """
+    coarse = _Coarse(image)
+    found: list[tuple[_Candidate, Skin]] = []
+    for group in _in_order(coarse, skins):
+        found += [(candidate, skin) for skin in group for scale in skin.scales
+                  if (candidate := _best(image, skin, [
+                      (weight, _on_pixels(lattice, skin, scale)) for weight, lattice
+                      in _seed_lattices(coarse, skin, scale)],
+                      snapped=True)) is not None]
+        exact = [(candidate, skin) for candidate, skin in found if candidate.is_exact()]
+        if exact:
+            return max(exact, key=lambda pair: _rank(pair[0]))
+    for skin in skins:
+        rough = [lattice for scale in _ladder(skin)
+                 for lattice in _seed_lattices(coarse, skin, scale)]
+        by_area = sorted(rough, key=lambda item: -item[0] * item[1].pitch_x * item[1].pitch_y)
+        by_count = sorted(rough, key=lambda item: -item[0] * np.sqrt(item[1].pitch_x
+                                                                     * item[1].pitch_y))
+        tried = {id(item): item for item in by_area[:_SETTLED] + by_count[:_SETTLED]}
+        best = _best(image, skin, list(tried.values()))
+        found += [(best, skin)] if best is not None else []
+    return max(found, key=lambda pair: _rank(pair[0]), default=None)
+
+
+def _in_order(coarse: _Coarse, skins: Sequence[Skin]) -> list[list[Skin]]:
+    """The skins in the groups their boards are sought in: first those whose covered look
+    shows at one of their own scales (seeds of it weighing ``_FIT_WEIGHT``, two cells
+    matched exactly), then the others. A lone skin makes one group: nothing to order."""
+    if len(skins) == 1:
+        return [list(skins)]
+    showing = [skin for skin in skins if any(
+        weight >= _FIT_WEIGHT for scale in skin.scales
+        for weight, _ in _seed_lattices(coarse, skin, scale, covered=True))]
+    return [showing, [skin for skin in skins if skin not in showing]]
+
+
+def _ladder(skin: Skin) -> list[float]:
+    """The scales tried for a skin: ``_SCALES`` of each of its own cell sizes (a 200%
+    screen of Ace of Penguins' 48 px cells is 4 times its 24 px ones), one of any two within
+    4% of each other."""
+    ladder = list(_SCALES)
+    for size in skin.scales[1:]:
+        ladder += [scale * size for scale in _SCALES
+                   if all(abs(scale * size / other - 1) > 0.04 for other in ladder)]
+    return sorted(ladder)
+
+
+def _best(image: Image, skin: Skin, lattices: list[tuple[float, Geometry]], *,
+          snapped: bool = False) -> _Candidate | None:
+    """The best board settled from rough lattices; a lattice whose middle lies on a
+    board already found, every cell of it recognised, is that board, and is skipped: when
+    that board was matched almost exactly, or its pitch is within a tenth of the lattice's.
+    (A board matched loosely may be a lattice of half the pitch on a board of plain covered
+    cells, which a lattice at the right pitch beats.) ``snapped``: see :func:`_settle`."""
+    found: list[_Candidate] = []
+    for weight, geometry in lattices:
+        middle = geometry.centre(Cell(geometry.rows // 2, geometry.cols // 2))
+        if not any(_covers(candidate.geometry, middle) and candidate.is_complete()
+                   and (candidate.is_exact() or _same_pitch(candidate.geometry, geometry))
+                   for candidate in found):
+            candidate = _settle(image, skin, geometry, snapped=snapped, weight=weight)
+            found += [candidate] if candidate is not None else []
+    return max(found, key=_rank, default=None)
+
+
+def _same_pitch(a: Geometry, b: Geometry) -> bool:
+    return abs(a.pitch_x / b.pitch_x - 1) < 0.1 and abs(a.pitch_y / b.pitch_y - 1) < 0.1
+
+
+def _on_pixels(geometry: Geometry, skin: Skin, scale: float) -> Geometry:
+    """A rough lattice at one of the skin's own scales, moved to whole pixels and given
+    that scale's pitch exactly, if it is within a percent of it: on a screen at that
+    scale, the board is there."""
+    pitch_x, pitch_y = skin.pitch[0] * scale, skin.pitch[1] * scale
+    if abs(geometry.pitch_x / pitch_x - 1) > 0.01 or abs(geometry.pitch_y / pitch_y - 1) > 0.01:
+        return geometry
+    return Geometry(round(geometry.left), round(geometry.top), pitch_x, pitch_y,
+                    geometry.rows, geometry.cols)
+
+
+def _covers(geometry: Geometry, point: tuple[float, float]) -> bool:
+    x0, y0, x1, y1 = geometry.box()
+    return x0 <= point[0] < x1 and y0 <= point[1] < y1
+
+
+class _Coarse:
+    """One image as the coarse search sees it: in grey, shrunk so that a skin's cell is
+    ``COARSE`` pixels a side, and matched there against the skin's coarse looks. Each
+    size is shrunk once, for all the skins whose cells it fits (sgt-mines' cells and
+    xbomb's small ones are both 20 px), and each look matched once: a skin's covered
+    looks, searched for first, count again in its full search."""
+
+    def __init__(self, image: Image) -> None:
+        self.pyramid = [np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)]
+        while min(self.pyramid[-1].shape) >= 64:  # halvings: shrinking a smaller one is cheaper
+            self.pyramid.append(np.asarray(cv2.resize(self.pyramid[-1], None, fx=0.5, fy=0.5,
+                                                      interpolation=cv2.INTER_AREA), np.uint8))
+        self._shrunk: dict[tuple[int, int], tuple[Floats, Floats]] = {}
+        self._distances: dict[tuple[Skin, int, int, bool], Floats] = {}
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Height and width of the image."""
+        return self.pyramid[0].shape[0], self.pyramid[0].shape[1]
+
+    def distances(self, skin: Skin, width: int, height: int, *, covered: bool = False
+                  ) -> Floats:
+        """The distance to the closest of the skin's coarse looks (or of its covered looks
+        only) at every place of the image shrunk to ``width`` x ``height`` (see
+        :func:`_coarse_distances`)."""
+        key = (skin, width, height, covered)
+        if key not in self._distances:
+            looks = skin.covered if covered else skin.coarse[len(skin.covered):]
+            parts = [] if covered or not skin.covered else [
+                self.distances(skin, width, height, covered=True)]
+            if looks:
+                parts.append(_coarse_distances(*self.shrunk(width, height), looks))
+            self._distances[key] = parts[0] if len(parts) == 1 else np.minimum(*parts)
+        return self._distances[key]
+
+    def shrunk(self, width: int, height: int) -> tuple[Floats, Floats]:
+        """The grey image shrunk to ``width`` x ``height`` (by area averaging, from the
+        smallest halving big enough), as floats, and the mean square of every
+        ``COARSE``-pixel square of it, which every template's distance there shares."""
+        if (width, height) not in self._shrunk:
+            level = max((grey for grey in self.pyramid
+                         if grey.shape[0] >= height and grey.shape[1] >= width),
+                        key=lambda grey: -grey.size, default=self.pyramid[0])
+            small = np.asarray(cv2.resize(level, (width, height), interpolation=(
+                cv2.INTER_AREA if level.shape[1] > width else cv2.INTER_LINEAR)), np.uint8)
+            squares = cv2.sqrBoxFilter(small, cv2.CV_32F, (COARSE, COARSE), anchor=(0, 0))
+            self._shrunk[width, height] = (small.astype(np.float32),
+                                           np.asarray(squares, np.float32))
+        return self._shrunk[width, height]
+
+
+def _seed_lattices(coarse: _Coarse, skin: Skin, scale: float, *, covered: bool = False
+                   ) -> list[tuple[float, Geometry]]:
+    """Rough lattices at one scale, biggest first, with their weights, from a search on a
+    shrunk grey image for the skin's coarse looks (``covered``: its covered looks only).
+
+    The image is shrunk so that a cell of this scale is ``COARSE`` pixels a side; every
+    spot close to a template is a seed; seeds a cell apart form grids (:func:`_grids`), and
+    each grid is a lattice fitted to its seeds' positions (which corrects the pitch of an
+    approximate scale). A lattice weighs the cells its seeds fall on, times how closely
+    they match (1 exactly, 0 at the seeds' limit): on a board of plain covered cells,
+    lattices of a half or a third of the pitch find seeds everywhere too, but poorer ones.
+    """
+    fx = COARSE / (skin.pitch[0] * scale)
+    fy = COARSE / (skin.pitch[1] * scale)
+    height, width = round(coarse.shape[0] * fy), round(coarse.shape[1] * fx)
+    if height < 2 * COARSE or width < 2 * COARSE or (covered and not skin.covered):
+        return []
+    distance = coarse.distances(skin, width, height, covered=covered)
+    # A seed is close enough, strictly closer than the spots around it (an edge ties along
+    # its length), and clearly closer than spots a few pixels away. Few spots are close
+    # enough, so the other two tests are made only there.
+    ys, xs = np.nonzero(distance < _SEED_DISTANCE ** 2)
+    if len(xs) < _MIN_CELLS:
+        return []
+    ring = np.ones((3, 3), np.uint8)
+    ring[1, 1] = 0
+    lowest_around = cv2.erode(distance, ring)
+    highest = cv2.dilate(distance, np.ones((COARSE - 1, COARSE - 1), np.uint8))
+    near = distance[ys, xs]
+    seed = (near < lowest_around[ys, xs]) & (highest[ys, xs] - near > _SEED_CONTRAST ** 2)
+    ys, xs = ys[seed], xs[seed]
+    if len(xs) < _MIN_CELLS:
+        return []
+    sx = xs + _subpixel(distance, ys, xs, axis=1)
+    sy = ys + _subpixel(distance, ys, xs, axis=0)
+    lattices = []
+    for group, cols, rows in _grids(xs, ys, sx, sy, distance.shape, _TRIED_LATTICES):
+        left, top, pitch_x, pitch_y = _fit(cols, sx[group] / fx, rows, sy[group] / fy,
+                                           (COARSE / fx, COARSE / fy))
+        c0, r0 = int(cols.min()), int(rows.min())
+        cells = len(set(zip(cols.tolist(), rows.tolist())))
+        quality = 1 - float(np.sqrt(distance[ys[group], xs[group]].mean())) / _SEED_DISTANCE
+        lattices.append((cells * quality, Geometry(
+            left + c0 * pitch_x, top + r0 * pitch_y, pitch_x, pitch_y,
+            int(rows.max()) - r0 + 1, int(cols.max()) - c0 + 1)))
+    return lattices
+
+
+def _coarse_distances(small: Floats, squares: Floats, templates: Sequence[Image]
+                      ) -> Floats:
+    """The mean squared difference between the closest template and the image at every
+    place a template fits (what ``cv2.matchTemplate``'s ``TM_SQDIFF`` gives, per pixel),
+    given the image's mean square at every place (see :meth:`_Coarse.shrunk`). That is
+    the same for every template, so it is added once, to the closest; each template's
+    correlation by ``cv2.filter2D`` gives the rest of its distance in one pass (a kernel
+    of -2 times the template and an offset of its own mean square, both over its area),
+    several times faster than ``matchTemplate`` on templates this small."""
+    area = COARSE * COARSE
+    closest: Floats | None = None
+    for template in templates:
+        kernel = template.astype(np.float32)
+        rest = np.asarray(cv2.filter2D(small, -1, kernel * (-2 / area), anchor=(0, 0),
+                                       delta=float((kernel * kernel).sum()) / area),
+                          np.float32)
+        closest = rest if closest is None else np.minimum(closest, rest, out=closest)
+    assert closest is not None  # never called without templates
+    closest += squares
+    rows, cols = small.shape[0] - COARSE + 1, small.shape[1] - COARSE + 1
+    return np.maximum(closest[:rows, :cols], 0.0, out=closest[:rows, :cols])
+
+
+def _grids(xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], sx: Floats, sy: Floats,
+           shape: tuple[int, ...], most: int
+           ) -> list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
+    """Group seeds into grids, biggest first: two seeds are neighbours when one lies about
+    a cell (``COARSE`` pixels, give or take one) to the right of or below the other.
+
+    Each group's own pitch is the mean step between its neighbours, so a grid whose
+    pitch is a few percent off the coarse cell still numbers its columns and rows right,
+    where one phase for the whole image would drift across a big board. (Not the median:
+    steps come close to whole pixels, and a pitch of 8.25 gives steps of 8, 8, 8 and 9,
+    whose median drifts by a column every 30. The steps lie within a pixel of the
+    coarse cell, so none is far enough off to pull the mean.) ``xs``, ``ys`` are
+    the seeds' pixels, ``sx``, ``sy`` their positions between pixels.
+
+    Returns the ``most`` biggest groups of at least ``_MIN_CELLS`` seeds: each one's seed
+    indices, with their columns and rows.
+    """
+    seeds = np.full(shape, -1, np.intp)
+    seeds[ys, xs] = np.arange(len(xs))
+    offsets = sorted(((ox, oy) for ox in (-1, 0, 1) for oy in (-1, 0, 1)),
+                     key=lambda o: abs(o[0]) + abs(o[1]), reverse=True)
+    links = []  # per way (right, down): seeds, and their neighbours that way
+    for dx, dy in ((COARSE, 0), (0, COARSE)):
+        found = np.full(len(xs), -1, np.intp)
+        for ox, oy in offsets:  # the nearest offset is written last and wins
+            tx, ty = xs + dx + ox, ys + dy + oy
+            inside = (tx < shape[1]) & (ty < shape[0])
+            hit = np.full(len(xs), -1, np.intp)
+            hit[inside] = seeds[ty[inside], tx[inside]]
+            found = np.where(hit >= 0, hit, found)
+        links.append((np.flatnonzero(found >= 0), found[found >= 0]))
+    sources = np.concatenate([a for a, _ in links])
+    targets = np.concatenate([b for _, b in links])
+    label = np.arange(len(xs))
+    while True:  # every seed takes the smallest label among its neighbours, until none moves
+        smaller = np.minimum(label[sources], label[targets])
+        moved = label.copy()
+        np.minimum.at(moved, sources, smaller)
+        np.minimum.at(moved, targets, smaller)
+        moved = moved[moved]
+        if np.array_equal(moved, label):
+            break
+        label = moved
+    groups = []
+    values, sizes = np.unique(label, return_counts=True)
+    biggest = np.argsort(-sizes, kind="stable")[:most]
+    for value in values[biggest[sizes[biggest] >= _MIN_CELLS]]:
+        group = np.flatnonzero(label == value)
+        steps = []
+        for (a, b), position in zip(links, (sx, sy)):
+            inside = label[a] == value
+            steps.append(float(np.mean(position[b[inside]] - position[a[inside]]))
+                         if inside.any() else float(COARSE))
+        cols = np.rint((sx[group] - sx[group].min()) / steps[0]).astype(np.intp)
+        rows = np.rint((sy[group] - sy[group].min()) / steps[1]).astype(np.intp)
+        groups.append((group, cols, rows))
+    return groups
+
+
+def _subpixel(distance: Floats, ys: npt.NDArray[np.intp], xs: npt.NDArray[np.intp],
+              axis: int) -> Floats:
+    """Where between pixels each minimum lies along one axis (a parabola through three)."""
+    step = (0, 1) if axis == 1 else (1, 0)
+    limit_y, limit_x = distance.shape[0] - 1, distance.shape[1] - 1
+    before = distance[np.clip(ys - step[1], 0, limit_y), np.clip(xs - step[0], 0, limit_x)]
+    centre = distance[ys, xs]
+    after = distance[np.clip(ys + step[1], 0, limit_y), np.clip(xs + step[0], 0, limit_x)]
+    curve = before - 2 * centre + after
+    safe = np.where(curve > 1e-6, curve, 1.0)
+    return np.where(curve > 1e-6, np.clip((before - after) / (2 * safe), -0.5, 0.5), 0.0)
+
+
+def _vertex(before: float, centre: float, after: float) -> float:
+    """Where between -0.5 and 0.5 the parabola through three neighbouring values is lowest;
+    0 for an exact match (a centre of almost nothing), whose place is the pixel itself."""
+    if centre < 0.01 * min(before, after):
+        return 0.0
+    curve = before - 2 * centre + after
+    return float(np.clip((before - after) / (2 * curve), -0.5, 0.5)) if curve > 1e-6 else 0.0
+
+
+def _fit(cols: npt.NDArray[np.intp], xs: npt.NDArray[np.floating[Any]],
+         rows: npt.NDArray[np.intp], ys: npt.NDArray[np.floating[Any]],
+         pitch: tuple[float, float]) -> tuple[float, float, float, float]:
+    """Origin and pitch (left, top, pitch_x, pitch_y) of the lattice through cells at
+    ``(xs, ys)`` in columns ``cols`` and rows ``rows``, robustly: each pitch is the median
+    of the slopes between pairs (Theil-Sen), so stray matches do not bend the lattice.
+
+    An axis whose positions span too few cells to measure its pitch, or disagree with the
+    given one by more than a tenth, takes the other axis's, in the given pitch's
+    proportions: a screen is scaled alike both ways. (Kept at a rough scale's pitch, a
+    lattice of two rows drifts a pixel or more a row, so the rows beyond it are never
+    recognised, and a board whose other cells gave no seeds is taken for those two rows.)
+    The given pitch is kept when neither axis measures one.
+    """
+    pitch_x, pitch_y = _slope(cols, xs, pitch[0]), _slope(rows, ys, pitch[1])
+    if pitch_x is None:
+        pitch_x = pitch[0] if pitch_y is None else pitch_y * pitch[0] / pitch[1]
+    if pitch_y is None:
+        pitch_y = pitch_x * pitch[1] / pitch[0]
+    return (float(np.median(xs - cols * pitch_x)), float(np.median(ys - rows * pitch_y)),
+            pitch_x, pitch_y)
+
+
+def _slope(index: npt.NDArray[np.intp], position: npt.NDArray[np.floating[Any]], pitch: float
+           ) -> float | None:
+    """The median of the slopes of ``position`` against ``index`` between pairs; None when
+    the positions span too few cells to measure it, or it is more than a tenth off
+    ``pitch``."""
+    if len(index) > 64:  # the median of 2016 slopes is as good, and n² grows fast
+        keep = np.linspace(0, len(index) - 1, 64).round().astype(int)
+        index, position = index[keep], position[keep]
+    if np.ptp(index) < 2:
+        return None
+    i, j = np.triu_indices(len(index), k=1)
+    apart = index[j] != index[i]
+    slope = float(np.median((position[j] - position[i])[apart] / (index[j] - index[i])[apart]))
+    return slope if abs(slope / pitch - 1) < 0.1 else None
+
+
+def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = False,
+            weight: float = 0.0) -> _Candidate | None:
+    """Make a rough lattice exact on the full image, and find the board's edges.
+
+    The lattice is fitted to where its cells match their templates best; then, on the
+    lattice extended by a few cells each way, its edges move in while the edge row or
+    column is mostly unrecognised, and out while the one beyond is mostly recognised.
+    Fitting again on the bigger board refines the pitch; this repeats until the edges
+    stay. None when what is left is no board.
+
+    A ``snapped`` lattice (see :func:`_on_pixels`) is first taken as it is, and fitted only
+    when its cells do not match almost exactly (its seeds can put it a pixel or two off) and
+    its seeds weigh at least ``_FIT_WEIGHT``. When its cells do not match almost exactly
+    even then, it is no board at one of the skin's own scales, and None is returned at once;
+    the ladder of scales settles it later if need be. (Fitting every stray lattice of every
+    skin costs far more than reading a board at its own scale.)
+    """
+    match: Match | None = None
+    fitted = snapped  # taken as fitted until its cells say otherwise
+    if snapped and weight < _FIT_WEIGHT:  # its own cells first: cheaper than grown
+        clipped = _clip(geometry, image)
+        if clipped is None or not _is_close(match_cells(cell_features(image, clipped), skin)):
+            return None
+    for _ in range(64):
+        clipped = _clip(geometry, image)
+        aligned = clipped if fitted or clipped is None else align(image, skin, clipped)
+        aligned = None if aligned is None else _clip(aligned, image)
+        if aligned is None:
+            return None
+        reach = _REACH if min(aligned.rows, aligned.cols) > _REACH else 2 * _REACH
+        grown = _clip(aligned.grown(reach, reach, reach, reach), image)
+        if grown is None:
+            return None
+        grown_match = match_cells(cell_features(image, grown), skin)
+        top = min(max(round((aligned.top - grown.top) / grown.pitch_y), 0), grown.rows - 1)
+        left = min(max(round((aligned.left - grown.left) / grown.pitch_x), 0), grown.cols - 1)
+        block = (top, left, min(top + aligned.rows, grown.rows),
+                 min(left + aligned.cols, grown.cols))
+        if snapped and not _is_close(grown_match.block(grown.cols, block)):
+            if not fitted or weight < _FIT_WEIGHT:
+                return None
+            fitted = False
+            continue
+        edges = _edges(grown_match.recognised().reshape(grown.rows, grown.cols), *block)
+        if edges is None:
+            return None
+        geometry = grown.grown(-edges[0], -edges[1], edges[2] - grown.rows,
+                                 edges[3] - grown.cols)
+        if edges == (top, left, top + aligned.rows, left + aligned.cols):
+            match = grown_match.block(grown.cols, edges)
+            break
+    if match is None:
+        match = match_cells(cell_features(image, geometry), skin)
+    if match.distance.mean() > _PIXEL_EXACT:  # between pixels: place it finer
+        geometry, match = _polish(image, skin, geometry, match)
+    candidate = _Candidate(geometry, match)
+    if (geometry.rows < 2 or geometry.cols < 2
+            or candidate.recognised < max(_MIN_CELLS, _MIN_RECOGNISED * geometry.rows
+                                          * geometry.cols)
+            or not _is_lattice(image, skin, geometry, match)):
+        return None
+    return candidate
+
+
+_FIT_WEIGHT = 2.0
+"""A snapped lattice whose cells are off is fitted only if its seeds weigh this much (two
+cells matched exactly); a stray lattice on some other window weighs less than one."""
+
+
+def _is_close(match: Match) -> bool:
+    """True when most of the cells are recognised, and those match their templates to
+    within ``_PIXEL_EXACT`` on average."""
+    recognised = match.recognised()
+    return bool(recognised.mean() >= _MIN_RECOGNISED
+                and match.distance[recognised].mean() < _PIXEL_EXACT)
+
+
+def _polish(image: Image, skin: Skin, geometry: Geometry, match: Match
+            ) -> tuple[Geometry, Match]:
+    """Move the lattice's edges by quarter pixels to where its cells are closest to their
+    templates: a rescaled board sits between pixels, and a cell a third of a pixel off can
+    lean away from its look. Each edge moves on its own, so the pitch is refined too: a
+    pitch a thousandth off puts the far cells of a big board a third of a pixel out.
+    Steps repeat while they help, at most ``_POLISH_STEPS`` times."""
+    best = (float(match.distance.mean()), geometry, match)
+    for _ in range(_POLISH_STEPS):
+        start = best
+        for moved in _edge_moves(start[1], 0.25):
+            if moved.fits(image):
+                moved_match = match_cells(cell_features(image, moved), skin)
+                if moved_match.distance.mean() < best[0]:
+                    best = (float(moved_match.distance.mean()), moved, moved_match)
+        if best is start:
+            break
+    return best[1], best[2]
+
+
+_POLISH_STEPS = 4
+
+
+def _edge_moves(geometry: Geometry, step: float) -> list[Geometry]:
+    """The lattice with one of its four edges, or the whole of it along one axis, moved
+    by ``step`` pixels either way."""
+    g = geometry
+    moves = []
+    for d in (-step, step):
+        moves += [
+            g.moved(dx=d), g.moved(dy=d),
+            Geometry(g.left + d, g.top, g.pitch_x - d / g.cols, g.pitch_y, g.rows, g.cols),
+            Geometry(g.left, g.top, g.pitch_x + d / g.cols, g.pitch_y, g.rows, g.cols),
+            Geometry(g.left, g.top + d, g.pitch_x, g.pitch_y - d / g.rows, g.rows, g.cols),
+            Geometry(g.left, g.top, g.pitch_x, g.pitch_y + d / g.rows, g.rows, g.cols),
+        ]
+    return moves
+
+
+def _edges(recognised: npt.NDArray[np.bool_], top: int, left: int, bottom: int, right: int
+           ) -> tuple[int, int, int, int] | None:
+    """Move the edges of the block [top:bottom, left:right] of a recognition map: in while
+    an edge line is mostly unrecognised, then out while the line beyond is mostly
+    recognised. None when nothing is left."""
+    def share(side: str) -> float:
+        line = {"top": recognised[top, left:right], "bottom": recognised[bottom - 1, left:right],
+                "left": recognised[top:bottom, left], "right": recognised[top:bottom, right - 1]
+                }[side]
+        return float(line.mean())
+
+    shrinking = True
+    while shrinking and top < bottom and left < right:
+        shrinking = False
+        for side in ("top", "bottom", "left", "right"):
+            if top < bottom and left < right and share(side) < _MIN_SHARE:
+                shrinking = True
+                top, bottom, left, right = (top + (side == "top"), bottom - (side == "bottom"),
+                                            left + (side == "left"), right - (side == "right"))
+    if top >= bottom or left >= right:
+        return None
+    growing = True
+    while growing:
+        growing = False
+        for side in ("top", "bottom", "left", "right"):
+            beyond = {"top": (top - 1, bottom, left, right), "bottom": (top, bottom + 1, left, right),
+                      "left": (top, bottom, left - 1, right), "right": (top, bottom, left, right + 1)
+                      }[side]
+            if (beyond[0] < 0 or beyond[1] > recognised.shape[0] or beyond[2] < 0
+                    or beyond[3] > recognised.shape[1]):
+                continue
+            saved = top, bottom, left, right
+            top, bottom, left, right = beyond
+            if share(side) >= _MIN_SHARE:
+                growing = True
+            else:
+                top, bottom, left, right = saved
+    return top, left, bottom, right
+
+
+def align(image: Image, skin: Skin, geometry: Geometry) -> Geometry | None:
+    """Fit origin and pitch to where the cells match their templates best.
+
+    A pitch a few percent off puts the far cells of a big lattice out of reach, so the
+    fit starts on a block of at most 7 x 7 cells in the middle and widens from there, as
+    long as the pitch it finds keeps changing by more than the board can tell. None when
+    a block has too few cells.
+    """
+    for radius in (3, 8, 0):
+        rows, cols = geometry.rows, geometry.cols
+        if radius:
+            rows, cols = min(rows, 2 * radius + 1), min(cols, 2 * radius + 1)
+        top, left = (geometry.rows - rows) // 2, (geometry.cols - cols) // 2
+        block = geometry.grown(-top, -left, rows + top - geometry.rows,
+                                 cols + left - geometry.cols)
+        fitted = _fit_block(image, skin, block)
+        if fitted is None:
+            return None
+        drift = max(abs(fitted.pitch_x - geometry.pitch_x) * geometry.cols,
+                    abs(fitted.pitch_y - geometry.pitch_y) * geometry.rows)
+        whole = (rows, cols) == (geometry.rows, geometry.cols)
+        widened = _clip(fitted.grown(top, left, geometry.rows - rows - top,
+                                       geometry.cols - cols - left), image)
+        if widened is None:
+            return None
+        geometry = widened
+        if whole or drift < 1.0:
+            break
+    return geometry
+
+
+def _fit_block(image: Image, skin: Skin, geometry: Geometry, most: int = 24
+               ) -> Geometry | None:
+    """Fit one lattice's origin and pitch to where its cells match best.
+
+    Each cell's two closest templates (scaled to the pitch) are matched a quarter of a
+    cell around it; the best position wins. Trying more than the closest matters: on a
+    lattice a few pixels off, a covered cell can look most like an opened one (a cell
+    that already matches almost exactly needs no second try). Up to ``most`` cells, spread
+    over the better-matching half of the lattice, are used: a rough lattice a few pixels
+    off may have no cell recognised yet. None for a lattice of fewer than ``_MIN_CELLS``.
+    """
+    features = cell_features(image, geometry)
+    match = match_cells(features, skin)
+    if geometry.rows * geometry.cols < _MIN_CELLS:
+        return None
+    # The better-matching half of the cells, in board order, is where the board is.
+    better = np.sort(np.argsort(match.lean)[:max(_MIN_CELLS, len(match.distance) // 2)])
+    chosen = better[np.linspace(0, len(better) - 1, min(most, len(better))).round().astype(int)]
+    distances = np.where(skin.states == OUTSIDE, np.inf, template_distances(features[chosen], skin))
+    closest = np.argsort(distances, axis=1)[:, :2]
+    exact = match.distance[chosen] < _EXACT
+    width, height = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
+    reach = max(2, round(0.25 * max(geometry.pitch_x, geometry.pitch_y)))
+    scaled: dict[int, Image] = {}
+    rows, cols, xs, ys = [], [], [], []
+    for index, candidates, is_exact in zip(chosen, closest, exact):
+        row, col = divmod(int(index), geometry.cols)
+        x0, y0, _, _ = geometry.cell_box(Cell(row, col))
+        wx0, wy0 = max(0, x0 - reach), max(0, y0 - reach)
+        window = image[wy0:y0 + height + reach, wx0:x0 + width + reach]
+        if window.shape[0] < height or window.shape[1] < width:
+            continue
+        results = []
+        for best in map(int, candidates[:1] if is_exact else candidates):
+            if best not in scaled:
+                source = skin.templates[best].image
+                scaled[best] = np.asarray(cv2.resize(source, (width, height), interpolation=(
+                    cv2.INTER_AREA if source.shape[1] > width else cv2.INTER_LINEAR)), np.uint8)
+            results.append(np.asarray(cv2.matchTemplate(window, scaled[best], cv2.TM_SQDIFF),
+                                      np.float32))
+        result = min(results, key=lambda r: float(r.min()))
+        y, x = (int(i) for i in np.unravel_index(int(np.argmin(result)), result.shape))
+        rows.append(row)
+        cols.append(col)
+        inner_x, inner_y = 0 < x < result.shape[1] - 1, 0 < y < result.shape[0] - 1
+        xs.append(wx0 + x + (_vertex(float(result[y, x - 1]), float(result[y, x]),
+                                     float(result[y, x + 1])) if inner_x else 0.0))
+        ys.append(wy0 + y + (_vertex(float(result[y - 1, x]), float(result[y, x]),
+                                     float(result[y + 1, x])) if inner_y else 0.0))
+    if len(xs) < _MIN_CELLS:
+        return None
+    left, top, pitch_x, pitch_y = _fit(np.array(cols), np.array(xs), np.array(rows),
+                                       np.array(ys), (geometry.pitch_x, geometry.pitch_y))
+    return Geometry(left, top, pitch_x, pitch_y, geometry.rows, geometry.cols)
+
+
+def _clip(geometry: Geometry, image: Image) -> Geometry | None:
+    """The lattice without the rows and columns that stick out of the image (by more than
+    :meth:`Geometry.fits` allows)."""
+    height, width = image.shape[:2]
+    # A pixel less than fits() allows, so that rounding the edges cannot undo it.
+    slack_x, slack_y = max(0.0, geometry.pitch_x / 5 - 1), max(0.0, geometry.pitch_y / 5 - 1)
+
+    def beyond(overhang: float, pitch: float) -> int:
+        return max(0, int(np.ceil(overhang / pitch - 1e-9)))
+
+    left = beyond(-geometry.left - slack_x, geometry.pitch_x)
+    top = beyond(-geometry.top - slack_y, geometry.pitch_y)
+    right = beyond(geometry.left + geometry.cols * geometry.pitch_x - width - slack_x,
+                   geometry.pitch_x)
+    bottom = beyond(geometry.top + geometry.rows * geometry.pitch_y - height - slack_y,
+                    geometry.pitch_y)
+    clipped = geometry.grown(-top, -left, -bottom, -right)
+    while clipped.rows > 0 and clipped.cols > 0 and not clipped.fits(image):
+        clipped = clipped.grown(0, 0, -1, -1)  # rounding at the far edges
+    return clipped if clipped.rows > 0 and clipped.cols > 0 else None
+
+
+def _is_lattice(image: Image, skin: Skin, geometry: Geometry, match: Match) -> bool:
+    """True when the cells match much worse half a cell away: fewer of them recognised,
+    or twice as far from their templates. A plain area or a stripe pattern matches a
+    flat template about as well wherever the lattice is put."""
+    shifted = geometry.moved(geometry.pitch_x / 2, geometry.pitch_y / 2).grown(0, 0, -1, -1)
+    if shifted.rows < 1 or shifted.cols < 1 or not shifted.fits(image):
+        return True
+    elsewhere = match_cells(cell_features(image, shifted), skin)
+    return bool(elsewhere.recognised().mean() < 0.5 * match.recognised().mean()
+                or elsewhere.distance.mean() > 2 * match.distance.mean() + 5)
