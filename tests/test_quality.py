@@ -16,6 +16,7 @@ def test_mypy_strict_passes() -> None:
 
 
 def test_ruff_passes() -> None:
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", "autoplay", "tests", "tools"],
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "autoplay", "tests", "tools",
+                             "fixtures"],
                             cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout
