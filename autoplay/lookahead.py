@@ -152,9 +152,10 @@ def forced_guess(problem: Problem, counter: LayoutCounter, mined: dict[int, int]
             return True
         return found is not None and found.layouts == 0
 
-    # The neighbours of each undecided cell that are not known mines. A twin's, the other
-    # twin aside, all touch the other twin, which is therefore the first of them or touches
-    # it; and since two cells share at most four neighbours, a twin has at most five.
+    # The neighbours of each undecided cell that are not known mines: two cells are twins
+    # when these are the same, each twin aside. A twin's all touch the other twin, which is
+    # therefore the first of them or touches it; and since two cells share at most four
+    # neighbours, a twin has at most five.
     free = {j: set(board.neighbour_indices(j)) - known
             for j in problem.unknown if 0 < mined[j] < layouts}
     for a, around in free.items():
@@ -162,9 +163,7 @@ def forced_guess(problem: Problem, counter: LayoutCounter, mined: dict[int, int]
             continue
         first = min(around)
         for b in (first, *board.neighbour_indices(first)):
-            if (b > a and b in free and around - {b} <= set(board.neighbour_indices(b))
-                    and free[b] - {a} <= set(board.neighbour_indices(a))
-                    and never_both(a, b)):
+            if b > a and b in free and around - {b} == free[b] - {a} and never_both(a, b):
                 return a
     return None
 
