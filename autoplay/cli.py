@@ -247,7 +247,7 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool,
     if odds is not None:
         console.print("mine probability of each unopened cell, in percent"
                       + ("" if odds.exact else " (estimated: the exact count was too long)"))
-        console.print(_render_odds(board, odds))
+        click.echo(_render_odds(board, odds))
     return deduction, guess
 
 
@@ -271,18 +271,17 @@ def _percent(probability: Fraction) -> str:
     return f"{float(probability) * 100:.1f}%"
 
 
-def _render_odds(board: Board, odds: Odds) -> Table:
-    """Each unknown cell's mine probability, in percent, laid out as the board."""
-    table = Table(show_header=False, box=None, pad_edge=False)
-    for _ in range(board.width):
-        table.add_column(justify="right")
-    for r in range(board.height):
-        row = []
-        for c in range(board.width):
-            p = odds.probabilities.get(Cell(r, c))
-            row.append(state_char(board[Cell(r, c)]) if p is None else f"{float(p) * 100:.0f}")
-        table.add_row(*row)
-    return table
+def _render_odds(board: Board, odds: Odds) -> str:
+    """Each unknown cell's mine probability, in percent, laid out as the board: plain text,
+    so that a pipe or a narrow terminal gets every column whole. An opened cell shows as
+    ``-``, since its count would read as a probability."""
+    def text(cell: Cell) -> str:
+        p = odds.probabilities.get(cell)
+        if p is not None:
+            return f"{float(p) * 100:.0f}"
+        return "-" if board[cell] >= 0 else state_char(board[cell])
+    return "\n".join(" ".join(f"{text(Cell(r, c)):>3}" for c in range(board.width))
+                     for r in range(board.height))
 
 
 def _fail_inconsistent(board: Board, message: str, as_json: bool) -> NoReturn:

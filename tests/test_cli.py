@@ -160,8 +160,15 @@ def test_odds_prints_every_unopened_cells_probability() -> None:
     assert code == 0
     lines = out.splitlines()
     assert lines[-3] == "mine probability of each unopened cell, in percent"
-    assert lines[-2].split() == ["1", "33", "25", "25"]
+    assert lines[-2].split() == ["-", "33", "25", "25"]
     assert lines[-1].split() == ["33", "33", "25", "25"]
+
+
+def test_odds_of_a_wide_board_are_whole_through_a_pipe() -> None:
+    # 30 columns of odds need more than the 80 a pipe's console would allow a table.
+    code, out, _ = run("solve", "--odds", "-", stdin="mines: 10\n" + "." * 30 + "\n" + "." * 30 + "\n")
+    assert code == 0
+    assert out.splitlines()[-2:] == [" ".join([" 17"] * 30)] * 2
 
 
 def test_no_guess_is_offered_when_a_cell_is_safe() -> None:
