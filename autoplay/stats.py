@@ -132,9 +132,13 @@ class StatsStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Autocommit: each game's INSERT is a transaction of its own, committed at once.
-        self._db = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Autocommit: each game's INSERT is a transaction of its own, committed at once.
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+        except (OSError, sqlite3.Error) as error:
+            reason = error.strerror if isinstance(error, OSError) else error
+            raise StatsError(f"cannot open statistics file {str(path)!r}: {reason}") from None
         try:
             self._migrate()
         except sqlite3.DatabaseError as error:
@@ -145,10 +149,16 @@ class StatsStore:
             raise
 
     def _migrate(self) -> None:
+        version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
+        tables = [name for (name,) in self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        if version == 0 and tables:
+            # Another program's database: leave it untouched.
+            raise StatsError(f"{self.path} is not a statistics file: it holds other tables "
+                             f"({', '.join(tables)})")
         # Write-ahead logging: a commit is one append, and readers never block the writer.
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = NORMAL")
-        version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
         if version > len(_MIGRATIONS):
             raise StatsError(f"{self.path} has schema version {version}, newer than the "
                              f"{len(_MIGRATIONS)} this autoplay knows: upgrade autoplay")
@@ -192,14 +202,34 @@ class StatsStore:
         return cursor.lastrowid
 
     def games(self) -> Iterator[GameRecord]:
-        """Every stored game, oldest first."""
+        """Every stored game, oldest first.
+
+        :raises StatsError: on a row no version of autoplay could have written.
+        """
         rows = self._db.execute(
-            "SELECT source, width, height, mines, rules, first_click, first_row, first_col, "
-            "seed, result, clicks, guess_probabilities, seconds, three_bv, strategy, finished "
-            "FROM games ORDER BY id")
-        for (source, width, height, mines, rules, first_click, first_row, first_col, seed,
-             result, clicks, guesses, seconds, three_bv, strategy, finished) in rows:
-            yield GameRecord(source, width, height, mines, rules, first_click,
-                             None if first_row is None else Cell(first_row, first_col), seed,
-                             result == "won", clicks, tuple(json.loads(guesses)), seconds,
-                             three_bv, strategy, datetime.datetime.fromisoformat(finished))
+            "SELECT id, source, width, height, mines, rules, first_click, first_row, "
+            "first_col, seed, result, clicks, guess_probabilities, seconds, three_bv, "
+            "strategy, finished FROM games ORDER BY id")
+        for row_id, *row in rows:
+            try:
+                yield _record_of(*row)
+            except (ValueError, TypeError) as error:
+                raise StatsError(f"{self.path}: game {row_id} is damaged ({error})") from None
+
+
+def _record_of(source: str, width: int, height: int, mines: int, rules: str,
+               first_click: str, first_row: int | None, first_col: int | None,
+               seed: int | None, result: str, clicks: int, guesses: str, seconds: float,
+               three_bv: int | None, strategy: str, finished: str) -> GameRecord:
+    """A row as a record; ValueError or TypeError when a field is not what was written."""
+    for name, value in (("width", width), ("height", height), ("mines", mines),
+                        ("clicks", clicks)):
+        if not isinstance(value, int):
+            raise TypeError(f"{name} {value!r} is not a whole number")
+    odds = json.loads(guesses)
+    if not isinstance(odds, list) or not all(isinstance(p, int | float) for p in odds):
+        raise TypeError(f"guess odds {guesses!r} are not a list of numbers")
+    first = None if first_row is None or first_col is None else Cell(first_row, first_col)
+    return GameRecord(source, width, height, mines, rules, first_click, first, seed,
+                      result == "won", clicks, tuple(odds), seconds, three_bv, strategy,
+                      datetime.datetime.fromisoformat(finished))

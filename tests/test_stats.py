@@ -103,6 +103,43 @@ def test_a_file_that_is_not_sqlite_is_refused(stats_path: Path) -> None:
         StatsStore(stats_path)
 
 
+def test_another_programs_database_is_refused_and_left_untouched(stats_path: Path) -> None:
+    db = sqlite3.connect(stats_path)
+    db.execute("CREATE TABLE notes (body TEXT)")
+    db.close()
+    before = stats_path.read_bytes()
+    with pytest.raises(StatsError, match=r"is not a statistics file: it holds other tables \(notes\)"):
+        StatsStore(stats_path)
+    assert stats_path.read_bytes() == before
+
+
+def test_a_path_that_cannot_be_a_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "plain").write_text("")
+    with pytest.raises(StatsError, match="cannot open statistics file"):
+        StatsStore(tmp_path / "plain" / "stats.sqlite3")
+    with pytest.raises(StatsError, match="cannot open statistics file"):
+        StatsStore(tmp_path)
+
+
+@pytest.mark.parametrize(("column", "value", "why"), [
+    ("guess_probabilities", "not json", "Expecting value"),
+    ("guess_probabilities", '{"a": 1}', "not a list of numbers"),
+    ("width", "nine", "width 'nine' is not a whole number"),
+])
+def test_a_damaged_row_is_named(stats_path: Path, column: str, value: str, why: str) -> None:
+    game = GameRecord("simulator", 9, 9, 10, "standard", "safe", None, 1, True, 5, (0.1,),
+                      0.5, 3, "lookahead")
+    with StatsStore(stats_path) as store:
+        store.record(game)
+        second = store.record(game)
+    db = sqlite3.connect(stats_path)
+    db.execute(f"UPDATE games SET {column} = ? WHERE id = ?", (value, second))
+    db.commit()
+    db.close()
+    with StatsStore(stats_path) as store, pytest.raises(StatsError, match=f"game {second} is damaged.*{why}"):
+        list(store.games())
+
+
 def test_killing_a_run_loses_no_finished_game(stats_path: Path) -> None:
     with subprocess.Popen(
             [sys.executable, "-m", "autoplay", "sim", "--board", "9x9/10", "--games", "100000",
