@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import math
 import os
 import random
 import re
@@ -54,15 +55,75 @@ from autoplay.screen import play_games as play_screen_games
 from autoplay.sim import PRESETS, Rules, SimConfig, play_games
 from autoplay.stats import GameRecord, StatsStore, default_path
 
+_SECONDS = click.FloatRange(min=0, max=86_400)
+"""Seconds, up to a day; with :func:`_not_nan`, which the range lets through."""
+
+
+def _not_nan(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and math.isnan(value):
+        raise click.BadParameter("nan is not a number of seconds")
+    return value
+
+
+def _output(*suffixes: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    """An option callback that checks an output file before the work that fills it: that
+    its folder exists and, when ``suffixes`` are given, that its name ends in one."""
+    def check(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if value is None:
+            return None
+        path = Path(value)
+        if suffixes and path.suffix.lower() not in suffixes:
+            raise click.BadParameter(f"{str(value)!r} must end in {', '.join(suffixes)}")
+        if not path.parent.is_dir():
+            raise click.BadParameter(f"there is no folder {str(path.parent)!r} to write in")
+        return value
+    return check
+
+
+def _installed_skin(ctx: click.Context, param: click.Parameter, name: str | None
+                    ) -> str | None:
+    """Check a --skin option up front, even where the input turns out to need none."""
+    folders = vision.skin_folders()
+    if name is not None and name not in folders:
+        raise click.BadParameter(f"no skin called {name!r} (installed: "
+                                 f"{', '.join(folders) or 'none'})")
+    return name
+
+
 _COUNT_STYLES = ["dim", "blue", "green", "red", "navy_blue", "dark_red", "cyan", "white", "grey50"]
 
 
+class _UsageError(click.ClickException):
+    """A usage error told in one line, the help it points to included; exit code 2."""
+
+    exit_code = 2
+
+    @classmethod
+    def of(cls, error: click.UsageError) -> _UsageError:
+        where = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
+        return cls(error.format_message() + where)
+
+
 class _Group(click.Group):
-    """A click group that turns library errors into one line, and Ctrl-C into exit 130."""
+    """A click group that turns library and usage errors into one line, and Ctrl-C into
+    exit 130."""
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:
+            raise _UsageError.of(error) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:
+            raise _UsageError.of(error) from None
         except FailSafeStop as error:
             click.echo(str(error), err=True)
             ctx.exit(1)
@@ -103,15 +164,16 @@ _DEFAULT_COUNT_LIMIT = 10_000
 @click.option("--count", "count", is_flag=False, flag_value=str(_DEFAULT_COUNT_LIMIT),
               default=None, metavar="[LIMIT]",
               help=f"Count the layouts that fit, up to LIMIT (default {_DEFAULT_COUNT_LIMIT}).")
-@click.option("--timeout", type=click.FloatRange(min=0), default=None,
+@click.option("--timeout", type=_SECONDS, callback=_not_nan, default=None,
               help="Seconds to spend; cells not settled by then are reported undecided.")
-@click.option("--skin", "skin_name", metavar="NAME",
+@click.option("--skin", "skin_name", metavar="NAME", callback=_installed_skin,
               help="Read a screenshot with this skin (default: the one that fits best).")
 @click.option("--allow-unknown", is_flag=True,
               help="Deduce a screenshot even with unrecognised cells (taken as unopened).")
 @click.option("--odds", is_flag=True,
               help="Also print every unopened cell's exact mine probability.")
 @click.option("--annotate", type=click.Path(dir_okay=False, writable=True), metavar="OUT.png",
+              callback=_output(".png", ".jpg", ".jpeg", ".bmp", ".webp"),
               help="Write the screenshot with proven-safe cells and mines drawn on it.")
 def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
           count: str | None, timeout: float | None, skin_name: str | None,
@@ -169,9 +231,10 @@ def _read_bytes(source: str) -> bytes:
 
 def _decode_text(data: bytes, source: str) -> str:
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # the byte order mark some editors write is no cell
     except UnicodeDecodeError:
-        raise click.ClickException(f"{source} is not a text file (not UTF-8)") from None
+        what = "standard input is not text" if source == "-" else f"{source} is not a text file"
+        raise click.ClickException(f"{what} (not UTF-8)") from None
 
 
 def _read_text(source: str) -> str:
@@ -600,6 +663,7 @@ def _comparison_table(comparisons: list[Comparison]) -> Table:
               help="The statistics file (default: in the user's data directory).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summaries as JSON.")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
+              callback=_output(".png", ".svg", ".pdf"),
               help="Also draw them into this image (PNG, SVG or PDF).")
 def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
     """Summarize the recorded games: one row per configuration."""
@@ -631,7 +695,7 @@ def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
 
 @cli.command("read")
 @click.argument("image", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--skin", "skin_name", metavar="NAME",
+@click.option("--skin", "skin_name", metavar="NAME", callback=_installed_skin,
               help="Read with this skin (default: the installed skin that fits best).")
 @click.option("--json", "as_json", is_flag=True, help="Print the board and where it is as JSON.")
 def read_command(image: str, skin_name: str | None, as_json: bool) -> None:
@@ -706,9 +770,9 @@ _REGION = re.compile(r"(-?\d+),(-?\d+),(\d+),(\d+)")
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
               help="Games to play; each next one is started the game's own way.")
 @click.option("--flag", "flag_mines", is_flag=True, help="Flag proven mines, as a person would.")
-@click.option("--speed", type=click.FloatRange(min=0), default=0.0, show_default=True,
+@click.option("--speed", type=_SECONDS, callback=_not_nan, default=0.0, show_default=True,
               metavar="SECONDS", help="Pause after each click, to watch.")
-@click.option("--skin", "skin_name", metavar="NAME",
+@click.option("--skin", "skin_name", metavar="NAME", callback=_installed_skin,
               help="The game's skin (default: the installed skin that fits best).")
 @click.option("--mines", type=click.IntRange(min=0),
               help="The game's mine count, when known: more is proven, and wins are seen.")
@@ -723,6 +787,7 @@ _REGION = re.compile(r"(-?\d+),(-?\d+),(\d+),(\d+)")
               help="The statistics file (default: in the user's data directory).")
 @click.option("--dry-run", is_flag=True, help="Read the board and show the next moves; no click.")
 @click.option("--annotate", type=click.Path(dir_okay=False, writable=True), metavar="OUT.png",
+              callback=_output(".png", ".jpg", ".jpeg", ".bmp", ".webp"),
               help="With --dry-run: write the board with the next moves drawn on it.")
 def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | None,
                  mines: int | None, monitor: int, region_text: str | None, strategy: Strategy,
@@ -795,13 +860,13 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
               show_default=True, help="The level (the game's own nearest; see the README).")
 @click.option("--games", type=click.IntRange(min=1), default=5, show_default=True)
 @click.option("--flag", "flag_mines", is_flag=True, help="Flag proven mines, as a person would.")
-@click.option("--speed", type=click.FloatRange(min=0), default=0.0, show_default=True,
+@click.option("--speed", type=_SECONDS, callback=_not_nan, default=0.0, show_default=True,
               metavar="SECONDS", help="Pause after each click.")
 @click.option("--seed", type=int, help="Seed for breaking ties between equal guesses.")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
               help="The statistics file (default: in the user's data directory).")
 @click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path),
-              metavar="FILE", help="Save the boards after every move: FILE.gif animated, or "
+              callback=_output(".gif", ".png"), metavar="FILE", help="Save the boards after every move: FILE.gif animated, or "
               "FILE.png as a contact sheet.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def demo_command(game_name: str, preset: str, games: int, flag_mines: bool, speed: float,

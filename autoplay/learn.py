@@ -20,6 +20,7 @@ from autoplay.vision import (
     Template,
     as_bgr,
     cell_features,
+    read_board,
     resample,
     rms,
 )
@@ -69,8 +70,24 @@ def learn_skin(name: str, examples: Sequence[tuple[Image, Board]]) -> Skin:
             if np.sqrt(((cells - look) ** 2).mean(axis=1)).min() > _OUTSIDE_DISTANCE:
                 _add_look(templates, "outside", image, ring, cell)
     pitch = fitted[0][1]
-    return Skin(name, (round(pitch.pitch_x, 3), round(pitch.pitch_y, 3)),
+    skin = Skin(name, (round(pitch.pitch_x, 3), round(pitch.pitch_y, 3)),
                 tuple(sorted(templates, key=lambda t: t.label)))  # as saved and loaded
+    for (image, geometry), (_, board) in zip(fitted, examples, strict=True):
+        _check_reads_back(skin, image, geometry, board)
+    return skin
+
+
+def _check_reads_back(skin: Skin, image: Image, geometry: Geometry, board: Board) -> None:
+    """Refuse a skin that misreads its own screenshot: the board given was not the one
+    shown, and its templates would carry wrong labels into every later reading."""
+    read = read_board(image, geometry, skin).board
+    wrong = [cell for cell in board.cells() if read[cell] != board[cell]]
+    if wrong:
+        first = wrong[0]
+        raise SkinError(f"the board does not match the screenshot: {len(wrong)} of "
+                        f"{board.width * board.height} cells look unlike what it says (first "
+                        f"at row {first.row}, column {first.col}: the board says "
+                        f"{LABEL_OF_STATE[board[first]]!r})")
 
 
 def _add_look(templates: list[Template], label: str, image: Image, geometry: Geometry,

@@ -89,14 +89,28 @@ class _Candidate:
         return self.is_complete() and self.distance < _EXACT
 
 
+MAX_PIXELS = 40_000_000
+"""The largest image searched for a board: an 8K screen (33 megapixels) and some room.
+The search's time and memory grow with the area, to minutes and gigabytes past it."""
+
+
+def _check_size(image: Image) -> None:
+    height, width = image.shape[:2]
+    if width * height > MAX_PIXELS:
+        raise NoBoardFound(f"the {width}x{height} image is larger than autoplay searches for a "
+                           f"board ({MAX_PIXELS // 1_000_000} megapixels): crop it to the game")
+
+
 def locate_board(image: Image, skin: Skin) -> Geometry:
     """Find the skin's board in an image: a cropped board, a window, or a whole screen.
 
     The skin's own scale is tried first; when it finds no board whose every cell it
     recognises almost exactly, other scales are tried and the best board found wins.
 
-    :raises NoBoardFound: when no lattice of the skin's cells is found.
+    :raises NoBoardFound: when no lattice of the skin's cells is found, or the image is
+        too large to search (:data:`MAX_PIXELS`).
     """
+    _check_size(image)
     found = _find(as_bgr(image), [skin])
     if found is None:
         raise NoBoardFound(f"no {skin.name} board found in the "
@@ -107,8 +121,10 @@ def locate_board(image: Image, skin: Skin) -> Geometry:
 def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
     """Locate and read a board, with whichever of ``skins`` matches it best.
 
-    :raises NoBoardFound: when none of the skins finds a board.
+    :raises NoBoardFound: when none of the skins finds a board, or the image is too large
+        to search (:data:`MAX_PIXELS`).
     """
+    _check_size(image)
     image = as_bgr(image)
     found = _find(image, skins)
     if found is None:

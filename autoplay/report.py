@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from autoplay.board import Cell
+from autoplay.errors import AutoplayError
 from autoplay.stats import GameRecord
 
 _Z95 = 1.959963984540054
@@ -216,7 +217,10 @@ def _order(c: Configuration) -> tuple[str, bool, int, int, bool, tuple[int, ...]
 
 def plot(games: Sequence[GameRecord], path: str | Path) -> None:
     """Draw the win rate of each configuration with its interval, beside how long its won
-    and lost games ran (in clicks and in seconds), and save it as an image at ``path``."""
+    and lost games ran (in clicks and in seconds), and save it as an image at ``path``.
+
+    :raises AutoplayError: when the file cannot be written.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -283,5 +287,9 @@ def plot(games: Sequence[GameRecord], path: str | Path) -> None:
                   loc="outside upper right", ncols=2, fontsize=9, frameon=False)
     figure.suptitle(f"autoplay: {len(games):,} recorded games", x=0.01, ha="left",
                     fontsize=12, fontweight="bold")
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    try:
+        figure.savefig(path, dpi=110)
+    except OSError as error:
+        raise AutoplayError(f"cannot write {path}: {error.strerror}") from None
+    finally:
+        plt.close(figure)

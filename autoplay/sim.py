@@ -31,11 +31,18 @@ Rules = Literal["standard", "kaboom"]
 """Mines placed before play (``"standard"``), or as the player clicks (``"kaboom"``)."""
 
 
+MAX_SIDE = 1000
+"""The longest side the simulator plays: far past any real game, short of exhausting memory."""
+
+
 def check_fits(width: int, height: int, mines: int, first_click: FirstClick) -> None:
     """Check that a board has room for its mines beside the cells its first click clears.
 
-    :raises ValueError: naming the board when it has not.
+    :raises ValueError: naming the board when it has not, or when it is too large to play.
     """
+    if width > MAX_SIDE or height > MAX_SIDE:
+        raise ValueError(f"a {width}x{height} board is larger than the simulator plays "
+                         f"(at most {MAX_SIDE} cells a side)")
     spare = 9 if first_click == "opening" else 1
     if width < 1 or height < 1 or not 0 <= mines <= width * height - spare:
         raise ValueError(f"{mines} mines do not fit a {width}x{height} board with a "

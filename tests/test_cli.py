@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args), input=stdin)
+    result = CliRunner().invoke(cli, list(args), input=stdin, prog_name="autoplay")
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -119,6 +119,42 @@ def test_bench_json_reports_medians_and_ratios() -> None:
                                             "expert 30x16/99 mid-game, 20 positions"]
     for r in results:
         assert r["ratio"] == r["reference_ms"] / r["median_ms"] > 1
+
+
+@pytest.mark.parametrize(("seconds", "why"), [
+    ("nan", "nan is not a number of seconds"),
+    ("inf", "inf is not in the range 0<=x<=86400."),
+    ("-1", "-1.0 is not in the range 0<=x<=86400."),
+])
+def test_a_time_that_is_not_a_number_of_seconds_is_one_usage_line(seconds: str, why: str
+                                                                   ) -> None:
+    code, out, err = run("solve", "--timeout", seconds, "-", stdin="1?\n")
+    assert (code, out) == (2, "")
+    assert err == f"Error: Invalid value for '--timeout': {why} (see 'autoplay solve --help')\n"
+
+
+def test_a_byte_order_mark_is_not_taken_for_a_cell() -> None:
+    code, out, _ = run("solve", "-", stdin="\ufeff1.1\n111\n...\n")
+    assert code == 0 and out.startswith("1!1\n")
+
+
+def test_binary_on_standard_input_is_named_as_such() -> None:
+    result = CliRunner().invoke(cli, ["solve", "-"], input=b"\xff\xfe\x00junk")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: standard input is not text (not UTF-8)\n"
+
+
+@pytest.mark.parametrize(("arguments", "why"), [
+    (["stats", "--plot", "out.xyz"], "--plot': 'out.xyz' must end in .png, .svg, .pdf"),
+    (["stats", "--plot", "/no/such/folder/p.png"],
+     "--plot': there is no folder '/no/such/folder' to write in"),
+    (["demo", "--record", "out.mp4"], "--record': 'out.mp4' must end in .gif, .png"),
+    (["solve", "--skin", "no-such-skin", "-"], "--skin': no skin called 'no-such-skin'"),
+])
+def test_bad_options_are_refused_before_any_work(arguments: list[str], why: str) -> None:
+    code, out, err = run(*arguments, stdin="1?\n")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"Error: Invalid value for '{why}") and err.count("\n") == 1
 
 
 def test_the_installed_command_runs() -> None:

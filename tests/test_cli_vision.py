@@ -22,7 +22,7 @@ MID = SCREENSHOTS / "sgt-mines" / "16x16-mid.png"
 
 
 def run(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False, prog_name="autoplay")
 
 
 def truth(path: Path) -> str:
@@ -48,9 +48,10 @@ def test_read_with_a_forced_skin_and_an_unknown_one() -> None:
     path = SCREENSHOTS / "xbomb" / "8x8-lost.png"
     assert run("read", "--skin", "xbomb", str(path)).stdout == truth(path)
     result = run("read", "--skin", "nope", str(path))
-    assert result.exit_code == 1
-    assert result.stderr == ("Error: no skin called 'nope' (installed: ace-minesweeper, "
-                             "gnome-mines, sgt-mines, xbomb, xdemineur)\n")
+    assert result.exit_code == 2
+    assert result.stderr == ("Error: Invalid value for '--skin': no skin called 'nope' "
+                             "(installed: ace-minesweeper, gnome-mines, sgt-mines, xbomb, "
+                             "xdemineur) (see 'autoplay read --help')\n")
 
 
 def test_read_reports_cells_it_cannot_match(tmp_path: Path) -> None:
@@ -162,6 +163,15 @@ def test_an_image_without_a_board_is_one_error_line(tmp_path: Path) -> None:
                              "xdemineur)\n")
 
 
+def test_an_image_too_large_to_search_is_refused_at_once(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.png"
+    cv2.imwrite(str(huge), np.zeros((5000, 8001, 3), np.uint8))
+    result = run("read", str(huge))
+    assert result.exit_code == 1
+    assert result.stderr == ("Error: the 8001x5000 image is larger than autoplay searches for a "
+                             "board (40 megapixels): crop it to the game\n")
+
+
 def test_a_missing_file_is_one_error_line(tmp_path: Path) -> None:
     result = run("read", str(tmp_path / "gone.png"))
     assert result.exit_code == 1
@@ -184,6 +194,17 @@ def test_learn_a_skin_then_read_with_it(learned_skins: Path) -> None:
     listed = run("skin", "list").stdout.splitlines()
     assert f"my-game\t{learned_skins / 'my-game'}" in listed
     assert f"sgt-mines\t{SHIPPED_SKINS / 'sgt-mines'}" in listed
+
+
+def test_learning_refuses_a_board_the_screenshot_does_not_show(learned_skins: Path) -> None:
+    image = SCREENSHOTS / "xdemineur" / "12x9-lost.png"
+    # The same game's board earlier on: same size, other cells.
+    result = run("skin", "learn", str(image), "--board",
+                 str(SCREENSHOTS / "xdemineur" / "12x9-mid.board.txt"), "--name", "wrong")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: the board does not match the screenshot: ")
+    assert result.stderr.count("\n") == 1
+    assert not (learned_skins / "wrong").exists()
 
 
 def test_learning_refuses_a_bad_name(tmp_path: Path) -> None:
