@@ -84,11 +84,6 @@ def neighbour_table(width: int, height: int) -> tuple[tuple[int, ...], ...]:
     return tuple(table)
 
 
-def is_count(state: int) -> bool:
-    """True for an opened cell showing a count (0-8)."""
-    return state >= 0
-
-
 def is_mine_like(state: int) -> bool:
     """True for the states the deducer takes as a mine: flags, known and exploded mines."""
     return state in (FLAG, MINE, EXPLODED)

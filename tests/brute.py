@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from hypothesis import strategies as st
 
 from autoplay.board import UNKNOWN, Board, Cell, is_mine_like
 
@@ -60,3 +61,21 @@ def enumerate_layouts(board: Board) -> Truth:
         frozenset(frozenset(board.cell(unknown[k]) for k in range(n) if row[k])
                   for row in fitting),
     )
+
+
+@st.composite
+def strips(draw: st.DrawFn) -> Board:
+    """A board one or two rows tall cut from a random layout, its total count given: cut
+    into several components by the opened cells, with cells between them that touch no
+    count, so that the counting of components against the total is what decides."""
+    width, height = draw(st.integers(3, MAX_UNKNOWN)), draw(st.integers(1, 2))
+    cells = [Cell(r, c) for r in range(height) for c in range(width)]
+    at_least = max(1, len(cells) - MAX_UNKNOWN)  # opened, to keep the enumeration small
+    mines = set(draw(st.lists(st.sampled_from(cells), unique=True,
+                              max_size=len(cells) - at_least)))
+    safe = [cell for cell in cells if cell not in mines]
+    opened = draw(st.lists(st.sampled_from(safe), unique=True, min_size=at_least,
+                           max_size=len(safe)))
+    empty = Board.empty(width, height, mines=len(mines))
+    return empty.with_states({cell: sum(n in mines for n in empty.neighbours(cell))
+                              for cell in opened})

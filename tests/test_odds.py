@@ -15,7 +15,7 @@ from autoplay.board import FLAG, Board, Cell
 from autoplay.deduce import Problem
 from autoplay.errors import InconsistentBoard
 from autoplay.odds import LayoutCounter, choose_guess, mine_probabilities
-from tests.brute import enumerate_layouts
+from tests.brute import enumerate_layouts, strips
 
 
 def _brute_force(board: Board) -> dict[Cell, Fraction]:
@@ -47,6 +47,16 @@ def small_boards(draw: st.DrawFn) -> Board:
 @settings(max_examples=300, deadline=None)
 @given(small_boards())
 def test_probabilities_are_exactly_those_of_brute_force(board: Board) -> None:
+    odds = mine_probabilities(board)
+    assert odds.exact
+    assert dict(odds.probabilities) == _brute_force(board)
+
+
+@settings(max_examples=300, deadline=None)
+@given(strips())
+def test_probabilities_weigh_components_against_the_total_as_brute_force(board: Board
+                                                                         ) -> None:
+    # Strips split into several components with cells between them that touch no count.
     odds = mine_probabilities(board)
     assert odds.exact
     assert dict(odds.probabilities) == _brute_force(board)
