@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from hypothesis import strategies as st
 
-from autoplay.board import UNKNOWN, Board, Cell, is_mine_like
+from autoplay.board import UNKNOWN, WRONG_FLAG, Board, Cell, is_mine_like
 
 MAX_UNKNOWN = 14
 
@@ -79,3 +79,18 @@ def strips(draw: st.DrawFn) -> Board:
     empty = Board.empty(width, height, mines=len(mines))
     return empty.with_states({cell: sum(n in mines for n in empty.neighbours(cell))
                               for cell in opened})
+
+
+def assert_layout_fits(board: Board, layout: frozenset[Cell]) -> None:
+    """Check a layout against every shown state of the board, and its total when known."""
+    for cell in board.cells():
+        state = board[cell]
+        if state >= 0:
+            assert cell not in layout
+            assert sum(n in layout for n in board.neighbours(cell)) == state
+        elif is_mine_like(state):
+            assert cell in layout
+        elif state == WRONG_FLAG:
+            assert cell not in layout
+    if board.mines is not None:
+        assert len(layout) == board.mines

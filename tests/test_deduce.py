@@ -23,12 +23,11 @@ from autoplay.board import (
     WRONG_FLAG,
     Board,
     Cell,
-    is_mine_like,
 )
 from autoplay.deduce import count_layouts, deduce, find_layout, wrong_flags
 from autoplay.errors import InconsistentBoard
 from autoplay.sim import SimGame
-from tests.brute import MAX_UNKNOWN, enumerate_layouts, strips
+from tests.brute import MAX_UNKNOWN, assert_layout_fits, enumerate_layouts, strips
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "boards"
 
@@ -86,20 +85,6 @@ def assert_agrees_with_brute_force(board: Board) -> None:
     layout = find_layout(board)
     assert layout is not None
     assert_layout_fits(board, layout)
-
-
-def assert_layout_fits(board: Board, layout: frozenset[Cell]) -> None:
-    for cell in board.cells():
-        state = board[cell]
-        if state >= 0:
-            assert cell not in layout
-            assert sum(n in layout for n in board.neighbours(cell)) == state
-        elif is_mine_like(state):
-            assert cell in layout
-        elif state == WRONG_FLAG:
-            assert cell not in layout
-    if board.mines is not None:
-        assert len(layout) == board.mines
 
 
 @settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
@@ -287,13 +272,6 @@ def _position(width: int, height: int, mines: int, seed: int, opened: int) -> Bo
     return game.observe()
 
 
-def _fits(board: Board, layout: frozenset[Cell]) -> bool:
-    """Every count equals the mines around it, and the total is the board's."""
-    return (board.mines is None or len(layout) == board.mines) and all(
-        board[cell] == sum(n in layout for n in board.neighbours(cell))
-        for cell in board.cells() if board[cell] >= 0)
-
-
 game_positions = st.builds(_position, st.integers(3, 7), st.integers(3, 7), st.integers(1, 8),
                       st.integers(0, 10**6), st.integers(0, 4))
 
@@ -320,11 +298,12 @@ def test_a_random_layout_fits_and_honours_the_required_cells(board: Board, seed:
     full = deduce(board)
     if cell not in full.mines:
         layout = find_layout(board, safe=[cell], rng=rng)
-        assert layout is not None and cell not in layout and _fits(board, layout)
+        assert layout is not None and cell not in layout
+        assert_layout_fits(board, layout)
     if cell not in full.safe:
         layout = find_layout(board, mines=[cell], rng=rng)
         assert layout is not None and cell in layout
-        assert _fits(board.with_states({cell: MINE}), layout)
+        assert_layout_fits(board.with_states({cell: MINE}), layout)
 
 
 def test_an_impossible_requirement_has_no_layout() -> None:
