@@ -67,12 +67,12 @@ def _not_nan(ctx: click.Context, param: click.Parameter, value: float | None) ->
 
 def _output(*suffixes: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
     """An option callback that checks an output file before the work that fills it: that
-    its folder exists and, when ``suffixes`` are given, that its name ends in one."""
+    its name ends in one of ``suffixes`` and its folder exists."""
     def check(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
         if value is None:
             return None
         path = Path(value)
-        if suffixes and path.suffix.lower() not in suffixes:
+        if path.suffix.lower() not in suffixes:
             raise click.BadParameter(f"{str(value)!r} must end in {', '.join(suffixes)}")
         if not path.parent.is_dir():
             raise click.BadParameter(f"there is no folder {str(path.parent)!r} to write in")
@@ -866,8 +866,9 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
               help="The statistics file (default: in the user's data directory).")
 @click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path),
-              callback=_output(".gif", ".png"), metavar="FILE", help="Save the boards after every move: FILE.gif animated, or "
-              "FILE.png as a contact sheet.")
+              callback=_output(".gif", ".png"), metavar="FILE",
+              help="Save the boards after every move: FILE.gif animated, or FILE.png as a "
+              "contact sheet.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def demo_command(game_name: str, preset: str, games: int, flag_mines: bool, speed: float,
                  seed: int | None, db: Path | None, record_path: Path | None,
