@@ -40,6 +40,7 @@ from autoplay.errors import (
     FailSafeStop,
     ImpossibleCount,
     InconsistentBoard,
+    SkinError,
     UnknownCells,
 )
 from autoplay.lookahead import choose_guess
@@ -83,10 +84,11 @@ def _output(*suffixes: str) -> Callable[[click.Context, click.Parameter, Any], A
 def _installed_skin(ctx: click.Context, param: click.Parameter, name: str | None
                     ) -> str | None:
     """Check a --skin option up front, even where the input turns out to need none."""
-    folders = vision.skin_folders()
-    if name is not None and name not in folders:
-        raise click.BadParameter(f"no skin called {name!r} (installed: "
-                                 f"{', '.join(folders) or 'none'})")
+    if name is not None:
+        try:
+            vision.skin_folder(name)
+        except SkinError as error:
+            raise click.BadParameter(str(error)) from None
     return name
 
 

@@ -284,17 +284,25 @@ def skin_folders() -> dict[str, Path]:
     return folders
 
 
+def skin_folder(name: str) -> Path:
+    """The folder of the installed skin called ``name``.
+
+    :raises SkinError: when none is called ``name``.
+    """
+    folders = skin_folders()
+    if name not in folders:
+        raise SkinError(f"no skin called {name!r} (installed: {', '.join(folders) or 'none'})")
+    return folders[name]
+
+
 def load_skins(name: str | None = None) -> list[Skin]:
     """The installed skins, or only the one called ``name``.
 
     :raises SkinError: when no skin is installed, or none is called ``name``.
     """
-    folders = skin_folders()
     if name is not None:
-        if name not in folders:
-            known = ", ".join(folders) or "none"
-            raise SkinError(f"no skin called {name!r} (installed: {known})")
-        return [Skin.load(folders[name])]
+        return [Skin.load(skin_folder(name))]
+    folders = skin_folders()
     if not folders:
         raise SkinError(f"no skins installed (looked in {SHIPPED_SKINS} and "
                         f"{learned_skins_dir()})")
