@@ -56,14 +56,22 @@ from autoplay.screen import play_games as play_screen_games
 from autoplay.sim import PRESETS, Rules, SimConfig, play_games
 from autoplay.stats import GameRecord, StatsStore, default_path
 
-_SECONDS = click.FloatRange(min=0, max=86_400)
-"""Seconds, up to a day; with :func:`_not_nan`, which the range lets through."""
+
+class _Seconds(click.FloatRange):
+    """Seconds, up to a day; unlike a plain range, refuses nan, which passes every bound."""
+
+    def __init__(self) -> None:
+        super().__init__(min=0, max=86_400)
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        seconds: float = super().convert(value, param, ctx)
+        if math.isnan(seconds):
+            self.fail("nan is not a number of seconds", param, ctx)
+        return seconds
 
 
-def _not_nan(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
-    if value is not None and math.isnan(value):
-        raise click.BadParameter("nan is not a number of seconds")
-    return value
+_SECONDS = _Seconds()
 
 
 def _output(*suffixes: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
@@ -166,7 +174,7 @@ _DEFAULT_COUNT_LIMIT = 10_000
 @click.option("--count", "count", is_flag=False, flag_value=str(_DEFAULT_COUNT_LIMIT),
               default=None, metavar="[LIMIT]",
               help=f"Count the layouts that fit, up to LIMIT (default {_DEFAULT_COUNT_LIMIT}).")
-@click.option("--timeout", type=_SECONDS, callback=_not_nan, default=None,
+@click.option("--timeout", type=_SECONDS, default=None,
               help="Seconds to spend; cells not settled by then are reported undecided.")
 @click.option("--skin", "skin_name", metavar="NAME", callback=_installed_skin,
               help="Read a screenshot with this skin (default: the one that fits best).")
@@ -772,7 +780,7 @@ _REGION = re.compile(r"(-?\d+),(-?\d+),(\d+),(\d+)")
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
               help="Games to play; each next one is started the game's own way.")
 @click.option("--flag", "flag_mines", is_flag=True, help="Flag proven mines, as a person would.")
-@click.option("--speed", type=_SECONDS, callback=_not_nan, default=0.0, show_default=True,
+@click.option("--speed", type=_SECONDS, default=0.0, show_default=True,
               metavar="SECONDS", help="Pause after each click, to watch.")
 @click.option("--skin", "skin_name", metavar="NAME", callback=_installed_skin,
               help="The game's skin (default: the installed skin that fits best).")
@@ -862,7 +870,7 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
               show_default=True, help="The level (the game's own nearest; see the README).")
 @click.option("--games", type=click.IntRange(min=1), default=5, show_default=True)
 @click.option("--flag", "flag_mines", is_flag=True, help="Flag proven mines, as a person would.")
-@click.option("--speed", type=_SECONDS, callback=_not_nan, default=0.0, show_default=True,
+@click.option("--speed", type=_SECONDS, default=0.0, show_default=True,
               metavar="SECONDS", help="Pause after each click.")
 @click.option("--seed", type=int, help="Seed for breaking ties between equal guesses.")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
