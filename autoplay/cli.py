@@ -108,10 +108,17 @@ class _UsageError(click.ClickException):
 
     exit_code = 2
 
-    @classmethod
-    def of(cls, error: click.UsageError) -> _UsageError:
+
+@contextlib.contextmanager
+def _usage_in_one_line() -> Iterator[None]:
+    """Tell a usage error in one line (the help Click shows for no arguments stays)."""
+    try:
+        yield
+    except click.exceptions.NoArgsIsHelpError:
+        raise
+    except click.UsageError as error:
         where = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
-        return cls(error.format_message() + where)
+        raise _UsageError(error.format_message() + where) from None
 
 
 class _Group(click.Group):
@@ -120,20 +127,13 @@ class _Group(click.Group):
 
     def make_context(self, info_name: str | None, args: list[str],
                      parent: click.Context | None = None, **extra: Any) -> click.Context:
-        try:
+        with _usage_in_one_line():  # the group's own options
             return super().make_context(info_name, args, parent, **extra)
-        except click.exceptions.NoArgsIsHelpError:
-            raise
-        except click.UsageError as error:
-            raise _UsageError.of(error) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
-        except click.exceptions.NoArgsIsHelpError:
-            raise
-        except click.UsageError as error:
-            raise _UsageError.of(error) from None
+            with _usage_in_one_line():  # the command's name and options
+                return super().invoke(ctx)
         except FailSafeStop as error:
             click.echo(str(error), err=True)
             ctx.exit(1)

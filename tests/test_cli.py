@@ -157,6 +157,12 @@ def test_bad_options_are_refused_before_any_work(arguments: list[str], why: str)
     assert err.startswith(f"Error: Invalid value for '{why}") and err.count("\n") == 1
 
 
+def test_usage_errors_of_the_group_and_of_a_command_are_one_line() -> None:
+    assert run("--bogus")[::2] == (2, ("Error: No such option '--bogus'. Did you mean "
+                                       "'--verbose'? (see 'autoplay --help')\n"))
+    assert run("bogus")[::2] == (2, "Error: No such command 'bogus'. (see 'autoplay --help')\n")
+
+
 def test_the_installed_command_runs() -> None:
     for command in ([sys.executable, "-m", "autoplay", "--help"],
                     [str(Path(sys.executable).parent / "autoplay"), "--help"]):
