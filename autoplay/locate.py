@@ -110,7 +110,6 @@ def locate_board(image: Image, skin: Skin) -> Geometry:
     :raises NoBoardFound: when no lattice of the skin's cells is found, or the image is
         too large to search (:data:`MAX_PIXELS`).
     """
-    _check_size(image)
     found = _find(as_bgr(image), [skin])
     if found is None:
         raise NoBoardFound(f"no {skin.name} board found in the "
@@ -124,7 +123,6 @@ def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
     :raises NoBoardFound: when none of the skins finds a board, or the image is too large
         to search (:data:`MAX_PIXELS`).
     """
-    _check_size(image)
     image = as_bgr(image)
     found = _find(image, skins)
     if found is None:
@@ -152,7 +150,10 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
     a game being played shows covered cells, so on a screen with one game the other skins
     cost only the search for their covered look. Else the coarse search runs at every scale
     of the ladder, and only the most promising rough lattices are settled.
+
+    :raises NoBoardFound: when the image is too large to search (:data:`MAX_PIXELS`).
     """
+    _check_size(image)
     coarse = _Coarse(image)
     found: list[tuple[_Candidate, Skin]] = []
     for group in _in_order(coarse, skins):
