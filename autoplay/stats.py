@@ -150,9 +150,8 @@ class StatsStore:
 
     def _migrate(self) -> None:
         version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
-        tables = [name for (name,) in self._db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-        if version == 0 and tables:
+        if version == 0 and (tables := [name for (name,) in self._db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]):
             # Another program's database: leave it untouched.
             raise StatsError(f"{self.path} is not a statistics file: it holds other tables "
                              f"({', '.join(tables)})")
