@@ -10,6 +10,7 @@ to where its cells match their templates, its edges moved to the board's.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,7 @@ from autoplay.vision import (
     Skin,
     as_bgr,
     cell_features,
+    is_grey,
     match_cells,
     reading_of,
     template_distances,
@@ -151,9 +153,13 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
     cost only the search for their covered look. Else the coarse search runs at every scale
     of the ladder, and only the most promising rough lattices are settled.
 
+    In a grey image (a screenshot saved in greyscale) the skins are matched in grey too.
+
     :raises NoBoardFound: when the image is too large to search (:data:`MAX_PIXELS`).
     """
     _check_size(image)
+    if is_grey(image):
+        skins = [_grey_skin(skin) for skin in skins]
     coarse = _Coarse(image)
     found: list[tuple[_Candidate, Skin]] = []
     for group in _in_order(coarse, skins):
@@ -175,6 +181,12 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
         best = _best(image, skin, list(tried.values()))
         found += [(best, skin)] if best is not None else []
     return max(found, key=lambda pair: _rank(pair[0]), default=None)
+
+
+@functools.cache
+def _grey_skin(skin: Skin) -> Skin:
+    """:meth:`Skin.in_grey`, made once a skin (skins compare by identity)."""
+    return skin.in_grey()
 
 
 def _in_order(coarse: _Coarse, skins: Sequence[Skin]) -> list[list[Skin]]:

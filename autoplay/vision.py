@@ -211,6 +211,12 @@ class Skin:
             coarse.append(far)
         object.__setattr__(self, "coarse", tuple(coarse))
 
+    def in_grey(self) -> Skin:
+        """The skin as a greyscale screenshot shows it: its templates' colours would only
+        mislead there, while the shapes of its digits still tell them apart."""
+        return Skin(self.name, self.pitch, tuple(Template(t.label, greyed(t.image))
+                                                  for t in self.templates), self.source)
+
     @classmethod
     def load(cls, directory: Path) -> Skin:
         """Load a skin folder (``skin.json`` and the template PNGs).
@@ -392,6 +398,23 @@ def encode_image(image: Image, name: str) -> bytes:
     if not ok:
         raise UnreadableImage(f"cannot write {name}: its name must end in .png, .jpg, .bmp...")
     return bytes(data)
+
+
+GREY_SPREAD = 8
+"""An image whose colour channels differ nowhere by more than this is grey (a JPEG's
+colour noise aside)."""
+
+
+def is_grey(image: Image) -> bool:
+    """Whether a BGR image has no colour: a greyscale screenshot, or a board all of grey."""
+    blue, green, red = cv2.split(image)
+    return all(int(cv2.absdiff(blue, other).max()) <= GREY_SPREAD for other in (green, red))
+
+
+def greyed(image: Image) -> Image:
+    """A BGR image's grey, still as BGR."""
+    return np.asarray(cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY),
+                                   cv2.COLOR_GRAY2BGR), np.uint8)
 
 
 def as_bgr(image: npt.NDArray[np.uint8]) -> Image:

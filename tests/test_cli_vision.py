@@ -34,6 +34,14 @@ def test_read_prints_the_board_as_text() -> None:
     assert (result.exit_code, result.stdout, result.stderr) == (0, truth(MID), "")
 
 
+def test_read_takes_a_screenshot_saved_in_greyscale(tmp_path: Path) -> None:
+    path = SCREENSHOTS / "xdemineur" / "12x9-lost.png"
+    grey = tmp_path / "grey.png"
+    cv2.imwrite(str(grey), cv2.imread(str(path), cv2.IMREAD_GRAYSCALE))
+    result = run("read", str(grey))
+    assert (result.exit_code, result.stdout, result.stderr) == (0, truth(path), "")
+
+
 def test_read_json_says_where_the_board_is() -> None:
     result = run("read", "--json", str(MID))
     report = json.loads(result.stdout)

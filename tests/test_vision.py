@@ -21,12 +21,15 @@ from autoplay.learn import fit_lattice, learn_skin
 from autoplay.locate import locate_board, read_screenshot
 from autoplay.vision import (
     CELL_SIZE,
+    GREY_SPREAD,
     SHIPPED_SKINS,
     Geometry,
     Image,
     Skin,
+    as_bgr,
     decode_image,
     encode_image,
+    is_grey,
     is_image,
     load_skins,
     read_board,
@@ -69,6 +72,27 @@ def test_fixture_reads_exactly(path: Path, skins: dict[str, Skin]) -> None:
     assert reading.skin == path.parent.name
     assert reading.unrecognized == ()
     assert str(reading.board) == str(truth)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda path: f"{path.parent.name}/{path.stem}")
+def test_a_greyscale_copy_of_a_fixture_reads_exactly(path: Path, skins: dict[str, Skin]
+                                                     ) -> None:
+    image, truth = load(path)
+    grey = as_bgr(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    reading = read_screenshot(grey, list(skins.values()))
+    assert reading.skin == path.parent.name
+    assert reading.unrecognized == ()
+    assert str(reading.board) == str(truth)
+
+
+def test_an_image_is_grey_when_no_channel_differs_beyond_a_jpegs_noise() -> None:
+    image, _ = load(SCREENSHOTS / "gnome-mines" / "16x16-lost.png")
+    assert not is_grey(image)
+    grey = as_bgr(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    assert is_grey(grey)
+    assert is_grey(decode_image(encode_image(grey, "grey.jpg")))
+    grey[5, 5, 2] = grey[5, 5, 0] + GREY_SPREAD + 1 if grey[5, 5, 0] < 128 else 0
+    assert not is_grey(grey)
 
 
 @pytest.mark.parametrize("scale", [1.25, 2.0])
