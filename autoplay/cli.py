@@ -195,6 +195,13 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
     an optional first line 'mines: N'. Exits 1 when no mine layout fits the board.
     """
     source, count_limit = _split_count(source, count)
+    question = "--count" if count_limit is not None else "--layout" if layout else None
+    extras = [name for name, given in (("--layout", layout and question == "--count"),
+                                       ("--odds", odds), ("--annotate", annotate),
+                                       ("--timeout", timeout is not None)) if given]
+    if question and extras:
+        raise click.UsageError(f"{extras[0]} does not go with {question}: they ask different "
+                               f"questions")
     data = _read_bytes(source)
     screenshot = _read_screenshot(data, source, skin_name, allow_unknown)
     if annotate and screenshot is None:
@@ -207,7 +214,7 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
     if count_limit is not None:
         _print_count(board, count_limit, as_json)
     elif layout:
-        _print_layout(board)
+        _print_layout(board, as_json)
     else:
         deduction, guess = _print_deduction(board, timeout, as_json, odds)
         if annotate and screenshot:
@@ -431,15 +438,23 @@ def _summary(board: Board, deduction: Deduction) -> str:
     return summary
 
 
-def _print_layout(board: Board) -> None:
+def _print_layout(board: Board, as_json: bool) -> None:
+    """One layout that fits, or 'no solution' and exit 1."""
     mines = find_layout(board)
-    if mines is None:
+    if as_json:
+        click.echo(json.dumps({"rows": board.height, "cols": board.width, "mines": board.mines,
+                               "layout": None if mines is None else
+                               [[r, c] for r, c in sorted(mines)]}))
+    elif mines is not None:
+        click.echo(str(board.with_mines(None).with_states({cell: MINE for cell in mines})))
+    else:
         click.echo("no solution")
+    if mines is None:
         sys.exit(1)
-    click.echo(str(board.with_mines(None).with_states({cell: MINE for cell in mines})))
 
 
 def _print_count(board: Board, limit: int, as_json: bool) -> None:
+    """How many layouts fit, up to ``limit``; exit 1 when none does."""
     count = count_layouts(board, limit)
     if as_json:
         click.echo(json.dumps({"layouts": min(count, limit), "more": count > limit,
@@ -450,12 +465,12 @@ def _print_count(board: Board, limit: int, as_json: bool) -> None:
         click.echo("no layout fits")
     else:
         click.echo("exactly one layout fits" if count == 1 else f"{count} layouts fit")
+    if count == 0:
+        sys.exit(1)
 
 
 def _plural(count: int, noun: str, plural: str | None = None) -> str:
     return f"{count} {noun if count == 1 else plural or noun + 's'}"
-    if count == 0:
-        sys.exit(1)
 
 
 @cli.command("bench")

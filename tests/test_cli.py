@@ -93,6 +93,29 @@ def test_layout_prints_mines_as_stars() -> None:
     assert (code, out) == (1, "no solution\n")
 
 
+def test_layout_in_json_lists_the_mines() -> None:
+    code, out, _ = run("solve", "--layout", "--json", "-", stdin="1.1\n111\n...\n")
+    assert (code, json.loads(out)) == (0, {"rows": 3, "cols": 3, "mines": None,
+                                           "layout": [[0, 1]]})
+    code, out, _ = run("solve", "--layout", "--json", "-", stdin="mines: 1\n1..1\n")
+    assert (code, json.loads(out)) == (1, {"rows": 1, "cols": 4, "mines": 1, "layout": None})
+
+
+@pytest.mark.parametrize("args", [["--count", "--layout"], ["--layout", "--odds"],
+                                  ["--count", "--timeout", "1"], ["--layout", "--timeout", "1"]])
+def test_options_of_the_deduction_are_refused_with_another_question(args: list[str]) -> None:
+    code, out, err = run("solve", *args, "-", stdin="1.\n..\n")
+    assert (code, out) == (2, "")
+    assert err.startswith("Error: --") and "does not go with --" in err
+
+
+def test_count_of_no_layout_exits_1() -> None:
+    assert run("solve", "--count", "-", stdin="mines: 0\n1.\n..\n") == (
+        1, "no layout fits\n", "")
+    code, out, _ = run("solve", "--count", "--json", "-", stdin="mines: 0\n1.\n..\n")
+    assert (code, json.loads(out)) == (1, {"layouts": 0, "more": False, "limit": 10_000})
+
+
 def test_count_decides_uniqueness() -> None:
     assert run("solve", "--count", "-", stdin="1.1\n") == (0, "exactly one layout fits\n", "")
     assert run("solve", "--count", "-", stdin="1.\n..\n") == (0, "3 layouts fit\n", "")
