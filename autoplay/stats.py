@@ -123,6 +123,10 @@ _MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_create_games, 
 """Migration n takes a file from schema version n to n + 1; never edit one, append."""
 
 
+BUSY_SECONDS = 5.0
+"""How long opening or writing the file waits while another program holds it locked."""
+
+
 class StatsStore:
     """A statistics file, opened (and created or migrated) for reading and recording.
 
@@ -135,12 +139,15 @@ class StatsStore:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # Autocommit: each game's INSERT is a transaction of its own, committed at once.
-            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
         except (OSError, sqlite3.Error) as error:
             reason = error.strerror if isinstance(error, OSError) else error
             raise StatsError(f"cannot open statistics file {str(path)!r}: {reason}") from None
         try:
             self._migrate()
+        except sqlite3.OperationalError as error:  # locked by another program, say
+            self._db.close()
+            raise StatsError(f"cannot open statistics file {str(path)!r}: {error}") from None
         except sqlite3.DatabaseError as error:
             self._db.close()
             raise StatsError(f"{self.path} is not a statistics file: {error}") from None
@@ -183,20 +190,27 @@ class StatsStore:
         self._db.close()
 
     def record(self, game: GameRecord) -> int:
-        """Store one finished game in its own transaction; its row id."""
+        """Store one finished game in its own transaction; its row id.
+
+        :raises StatsError: when the file cannot be written (another program holding it
+            locked for :data:`BUSY_SECONDS`, a full disk).
+        """
         finished = datetime.datetime.now(datetime.UTC)
         first = game.first_cell
-        cursor = self._db.execute(
-            "INSERT INTO games (finished, source, width, height, mines, rules, "
-            "first_click, first_row, first_col, seed, result, clicks, guesses, "
-            "guess_probabilities, seconds, three_bv, three_bv_per_second, strategy) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (finished.isoformat(), game.source, game.width, game.height, game.mines,
-             game.rules, game.first_click, None if first is None else first.row,
-             None if first is None else first.col, game.seed,
-             "won" if game.won else "lost", game.clicks, len(game.guesses),
-             json.dumps(game.guesses), game.seconds, game.three_bv,
-             game.three_bv_per_second, game.strategy))
+        try:
+            cursor = self._db.execute(
+                "INSERT INTO games (finished, source, width, height, mines, rules, "
+                "first_click, first_row, first_col, seed, result, clicks, guesses, "
+                "guess_probabilities, seconds, three_bv, three_bv_per_second, strategy) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (finished.isoformat(), game.source, game.width, game.height, game.mines,
+                 game.rules, game.first_click, None if first is None else first.row,
+                 None if first is None else first.col, game.seed,
+                 "won" if game.won else "lost", game.clicks, len(game.guesses),
+                 json.dumps(game.guesses), game.seconds, game.three_bv,
+                 game.three_bv_per_second, game.strategy))
+        except sqlite3.Error as error:
+            raise StatsError(f"cannot record a game in {self.path}: {error}") from None
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 

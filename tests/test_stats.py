@@ -121,6 +121,29 @@ def test_a_path_that_cannot_be_a_file_is_refused(tmp_path: Path) -> None:
         StatsStore(tmp_path)
 
 
+def test_a_file_another_program_holds_locked_is_one_error(
+        stats_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("autoplay.stats.BUSY_SECONDS", 0.05)
+    game = GameRecord("simulator", 9, 9, 10, "standard", "safe", None, 1, True, 5, (0.1,),
+                      0.5, 3, "lookahead")
+    with StatsStore(stats_path) as store:
+        store.record(game)
+        other = sqlite3.connect(stats_path, isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        with pytest.raises(StatsError, match="cannot record a game in .*: database is locked"):
+            store.record(game)
+        other.execute("ROLLBACK")
+        store.record(game)  # the lock gone, it records again
+        assert len(list(store.games())) == 2
+        other.close()
+    new = stats_path.with_name("new.sqlite3")  # not yet in WAL mode, where readers wait
+    other = sqlite3.connect(new, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    with pytest.raises(StatsError, match="cannot open statistics file .*: database is locked"):
+        StatsStore(new)
+    other.close()
+
+
 @pytest.mark.parametrize(("column", "value", "why"), [
     ("guess_probabilities", "not json", "Expecting value"),
     ("guess_probabilities", '{"a": 1}', "not a list of numbers"),
