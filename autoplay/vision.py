@@ -246,20 +246,30 @@ class Skin:
 
     def save(self, directory: Path) -> None:
         """Write the skin as a folder that :meth:`load` reads back, replacing the templates
-        of a skin saved there before."""
-        directory.mkdir(parents=True, exist_ok=True)
-        for old in directory.glob("*.png"):
-            if _TEMPLATE_NAME.fullmatch(old.name):
-                old.unlink()
+        of a skin saved there before; ``skin.json`` last, so a folder without it was never
+        finished.
+
+        :raises SkinError: when the folder cannot be written.
+        """
         counts: dict[str, int] = {}
-        for template in self.templates:
-            counts[template.label] = counts.get(template.label, 0) + 1
-            suffix = "" if counts[template.label] == 1 else f"-{counts[template.label]}"
-            cv2.imwrite(str(directory / f"{template.label}{suffix}.png"), template.image)
-        meta = {"name": self.name, "pitch": list(self.pitch), "source": self.source,
-                "labels": sorted(counts, key=lambda label: STATE_OF_LABEL[label])}
-        (directory / "skin.json").write_text(json.dumps(meta, indent=2) + "\n",
-                                             encoding="utf-8")
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            (directory / "skin.json").unlink(missing_ok=True)
+            for old in directory.glob("*.png"):
+                if _TEMPLATE_NAME.fullmatch(old.name):
+                    old.unlink()
+            for template in self.templates:
+                counts[template.label] = counts.get(template.label, 0) + 1
+                suffix = "" if counts[template.label] == 1 else f"-{counts[template.label]}"
+                name = f"{template.label}{suffix}.png"
+                (directory / name).write_bytes(encode_image(template.image, name))
+            meta = {"name": self.name, "pitch": list(self.pitch), "source": self.source,
+                    "labels": sorted(counts, key=lambda label: STATE_OF_LABEL[label])}
+            (directory / "skin.json").write_text(json.dumps(meta, indent=2) + "\n",
+                                                 encoding="utf-8")
+        except OSError as error:
+            raise SkinError(f"cannot save skin {self.name!r} in {directory}: "
+                            f"{error.strerror or error}") from None
 
     def labels(self) -> list[str]:
         """The distinct template names, in a stable order."""

@@ -289,6 +289,13 @@ def test_a_skin_survives_saving_and_loading(tmp_path: Path, skins: dict[str, Ski
     assert read_screenshot(image, [copy]).board == truth
 
 
+def test_a_skin_that_cannot_be_saved_is_one_error(tmp_path: Path,
+                                                   skins: dict[str, Skin]) -> None:
+    (tmp_path / "plain").write_text("")
+    with pytest.raises(SkinError, match=r"cannot save skin 'xbomb' in .*plain.*: Not a directory"):
+        skins["xbomb"].save(tmp_path / "plain" / "copy")
+
+
 def test_a_folder_that_is_not_a_skin_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SkinError, match="is not a skin"):
         Skin.load(tmp_path)
