@@ -176,7 +176,12 @@ class Capture:
     """
 
     def __init__(self, display: str | None = None) -> None:
-        self._screen = mss.MSS(display=display)
+        """:raises DesktopError: when the display cannot be reached."""
+        try:
+            self._screen = mss.MSS(display=display)
+        except mss.exception.ScreenShotError as error:
+            raise DesktopError(f"cannot reach display {display or os.environ.get('DISPLAY')}: "
+                               f"{error}") from None
 
     def __enter__(self) -> Self:
         return self
@@ -235,8 +240,11 @@ class Capture:
 
 def xdotool(display: str, *args: str) -> str:
     """Run ``xdotool`` on ``display`` and return its output (Latin-1: window names may be)."""
-    result = subprocess.run(["xdotool", *args], env=os.environ | {"DISPLAY": display},
-                            capture_output=True, check=False)
+    try:
+        result = subprocess.run(["xdotool", *args], env=os.environ | {"DISPLAY": display},
+                                capture_output=True, check=False)
+    except FileNotFoundError:
+        raise DesktopError("xdotool is not installed (.ci/setup installs it)") from None
     if result.returncode != 0 and args[0] != "search":
         raise DesktopError(f"xdotool {' '.join(args)} failed: "
                            f"{result.stderr.decode('latin-1').strip()}")

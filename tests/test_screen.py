@@ -200,6 +200,15 @@ def test_made_sgt_mines_boards_are_won_without_a_guess(xvfb: str, screen: Screen
     assert stored.three_bv == three_bv(width, height, mines)
 
 
+def test_a_display_that_cannot_be_reached_is_one_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = CliRunner().invoke(cli, ["play"], env={"DISPLAY": ":987"}, prog_name="autoplay")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: cannot reach display :987: ")
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(DesktopError, match="xdotool is not installed"):
+        xdotool(":987", "getactivewindow")
+
+
 def test_the_status_words_tell_won_from_lost() -> None:
     sign = PLAYBOOKS["sgt-mines"].sign
     assert isinstance(sign, StatusText)
