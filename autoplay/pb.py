@@ -22,6 +22,8 @@ Literal = int
 """``v + 1`` asserts variable ``v``; ``-(v + 1)`` asserts its negation."""
 
 _CTX = z3.main_ctx()
+_NO_TIMEOUT = 2**32 - 1
+"""Z3's timeout when none is set: the largest it takes, in milliseconds."""
 _VARS: dict[int, tuple[z3.BoolRef, int]] = {}
 """Z3 constant and its declaration per variable, made once per process, shared by solvers."""
 
@@ -66,6 +68,7 @@ class PbSolver:
         self._solver.set("phase", "random")
         self._model: z3.ModelRef | None = None
         self._next_guard = 0
+        self._timeout = _NO_TIMEOUT
 
     def new_guard(self) -> Literal:
         """A fresh activation literal, distinct from every cell variable."""
@@ -101,8 +104,10 @@ class PbSolver:
 
         On True the model is kept for :meth:`values`.
         """
-        if timeout_ms is not None:
-            self._solver.set("timeout", max(1, timeout_ms))
+        timeout = _NO_TIMEOUT if timeout_ms is None else max(1, timeout_ms)
+        if timeout != self._timeout:  # Z3 keeps it: a check without one must clear it
+            self._solver.set("timeout", timeout)
+            self._timeout = timeout
         result = self._solver.check(*(_ast(lit) for lit in assumptions))
         if result == z3.sat:
             self._model = self._solver.model()

@@ -26,6 +26,7 @@ from autoplay.board import (
 )
 from autoplay.deduce import count_layouts, deduce, find_layout, wrong_flags
 from autoplay.errors import InconsistentBoard
+from autoplay.pb import PbSolver
 from autoplay.sim import SimGame
 from tests.brute import MAX_UNKNOWN, assert_layout_fits, enumerate_layouts, strips
 
@@ -230,13 +231,23 @@ def test_the_cells_touching_no_count_are_settled_whichever_layouts_were_seen(
     the question itself is tested here, with witnesses that leave it open."""
     module = sys.modules[deduce.__module__]
     backbone = module._Backbone([], None, 0, None)  # nothing to settle yet
-    solver = module.PbSolver()
+    solver = PbSolver()
     solver.add_exactly([0, 1], 1)
     solver.add_at_most([2], 1)
     solver.add_at_most([0, 1, 2], mines_left)
     solver.add_at_least([0, 1, 2], mines_left - outside)
     backbone._settle_outside(solver, [0, 1, 2], mines_left, outside, sums)
     assert (backbone.outside, backbone.outside_undecided) == (verdict, False)
+
+
+def test_a_check_without_a_timeout_is_not_held_to_the_last_ones() -> None:
+    rng = random.Random(3)
+    solver = PbSolver()
+    for _ in range(682):  # random 3-SAT at the hard ratio: tens of milliseconds to solve
+        solver.add_clause([v + 1 if rng.random() < 0.5 else -(v + 1)
+                           for v in rng.sample(range(160), 3)])
+    assert solver.check(timeout_ms=1) is None
+    assert solver.check() is not None
 
 
 class _Ticking:
