@@ -60,14 +60,16 @@ class Deduction:
     mines: frozenset[Cell]
     """Cells with a mine in every layout that fits."""
     undecided: frozenset[Cell] = frozenset()
-    """Cells the deadline stopped the proof of: neither safe nor mine is claimed for them."""
+    """Cells not settled: the deadline stopped their proof, or ``quick`` skipped it.
+    Neither safe nor mine is claimed for them."""
 
     def has_safe(self) -> bool:
         """True when at least one cell is proven safe."""
         return bool(self.safe)
 
     def is_complete(self) -> bool:
-        """True when every cell was settled or shown to be open (no deadline was hit)."""
+        """True when every cell was settled or shown to be open (no deadline was hit, and
+        ``quick`` did not stop early)."""
         return not self.undecided
 
 

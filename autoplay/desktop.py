@@ -1,9 +1,10 @@
 """Real desktop games on a virtual X display: start Xvfb, launch a game, find its window.
 
 This is the side-effect edge that fixture capture (``fixtures/capture.py``) and the bot
-playing real windows build on. Every call names its display explicitly, so nothing here
-reads or changes ``DISPLAY`` in this process, and several displays can be used at once.
-Grabs go through ``mss``; pointer and keys through ``xdotool`` (with no delay: its default
+playing real windows build on. Every call can name its display, so nothing here changes
+``DISPLAY`` in this process (a :class:`Capture` of no display named reads it), and several
+displays can be used at once. Grabs go through ``mss``; the harness's pointer and keys
+(fixture capture, tests, closing dialogs) through ``xdotool`` (with no delay: its default
 adds 100 ms per click). The recipes behind each game's settings are in the shared notes,
 ``desktop-games.md``.
 """

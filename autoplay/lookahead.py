@@ -368,8 +368,10 @@ def secondary_safety(board: Board, cell: Cell, *,
     counter = LayoutCounter(budget)
     count = counter.count(problem)
     index = board.index(cell)
-    mined = None if count is None else count.mined()
-    if count is None or mined is None or mined.get(index, count.layouts) == count.layouts:
+    if count is None:
+        return None
+    mined = count.mined()
+    if mined.get(index, count.layouts) == count.layouts:
         return None
     layouts = count.layouts
     try:

@@ -1,4 +1,4 @@
-"""Playing a real game on the screen: the one module that moves the pointer and presses keys.
+"""Playing a real game on the screen: the bot's hand, the one module whose pointer is ``pyautogui``.
 
 :class:`ScreenGame` is a :class:`~autoplay.player.Game` over a board located on a screen, so
 :func:`autoplay.player.play` drives it exactly as it drives the simulator. It grabs only the
@@ -9,7 +9,8 @@ reads it with :mod:`autoplay.vision`, and clicks with ``pyautogui``. Safety come
   outside the located board (or, to start the next game, outside the face the skin declares),
   and logs each click in :attr:`ScreenGame.clicks`;
 * pyautogui's fail-safe stays on: with the pointer in a screen corner its next action raises
-  ``FailSafeException``, which is let through to the caller;
+  ``FailSafeException``, raised on as :class:`~autoplay.errors.FailSafeStop`, which the
+  command line prints as one line, exit code 1;
 * every :meth:`~ScreenGame.observe` reads a fresh grab and checks it against the last board
   (opened cells keep their counts). A board that is gone, covered or changed is looked for
   again over the whole search area: found, play goes on where it now is; not found,
@@ -563,7 +564,7 @@ class ScreenGame:
                 self._outcome = "won"
                 self._finish()
                 return
-            frame, reading = self._relocate(reading)
+            frame, reading = self._relocate()
         self._frame, self._board = frame, reading.board.with_mines(self.mines)
         self._outcome = judge(self._board)
         if self._outcome != "playing":
@@ -578,7 +579,7 @@ class ScreenGame:
                 break
         return frame
 
-    def _relocate(self, reading: Reading) -> tuple[Image, Reading]:
+    def _relocate(self) -> tuple[Image, Reading]:
         """The board found again in the search area: moved, it is played where it is.
 
         :raises WindowLost: when it is not there, or is another board.

@@ -1,6 +1,6 @@
 """The record of every game played: one row per game in a SQLite file.
 
-Written by ``autoplay sim`` now and by screen play later. Each game is committed in its own
+Written by ``autoplay sim`` and by screen play (``play``, ``demo``). Each game is committed in its own
 transaction as soon as it is recorded, so killing a run loses no finished game. The schema
 carries its version in ``PRAGMA user_version``; opening a file migrates it step by step.
 

@@ -55,8 +55,9 @@ COARSE = 8
 cell is this big. A skin keeps its looks at that size (:attr:`Skin.coarse`)."""
 _SEED_TEMPLATES = 6
 """The coarse search looks for a few templates only, as unlike each other as the skin's
-looks allow, after a covered cell at each of the skin's cell sizes (those come on top of
-this number): the lattice they give is then read in full."""
+looks allow, after a covered cell at each of the skin's cell sizes (the one at its own size
+counts in this number, those at other sizes come on top): the lattice they give is then
+read in full."""
 
 OUTSIDE = -100
 """The 'state' of what surrounds a board in its game's window: not a cell at all."""
@@ -428,7 +429,7 @@ def greyed(image: Image) -> Image:
 
 
 def as_bgr(image: npt.NDArray[np.uint8]) -> Image:
-    """A BGR copy-free view of a grey, BGR or BGRA (mss) image."""
+    """A grey, BGR or BGRA (mss) image as BGR: a BGR one as it is, the others copied."""
     if image.ndim == 2:
         return np.asarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), np.uint8)
     if image.ndim == 3 and image.shape[2] == 4:
