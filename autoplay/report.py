@@ -36,7 +36,8 @@ class Configuration:
     source: str
     width: int
     height: int
-    mines: int
+    mines: int | None
+    """None: a desktop game's count, neither given nor shown."""
     rules: str
     first_click: str
     first_cell: Cell | None
@@ -51,8 +52,8 @@ class Configuration:
 
     @property
     def board(self) -> str:
-        """The board as ``WxH/M``, such as ``30x16/99``."""
-        return f"{self.width}x{self.height}/{self.mines}"
+        """The board as ``WxH/M``, such as ``30x16/99`` (``9x9/?``: mines not known)."""
+        return f"{self.width}x{self.height}/{'?' if self.mines is None else self.mines}"
 
     @property
     def opening(self) -> str:
@@ -211,7 +212,7 @@ def compare(games: Iterable[GameRecord]) -> list[Comparison]:
 
 
 def _order(c: Configuration) -> tuple[str, bool, int, int, bool, tuple[int, ...], str]:
-    return (c.source, c.rules != "standard", c.width * c.height, c.mines,
+    return (c.source, c.rules != "standard", c.width * c.height, -1 if c.mines is None else c.mines,
             c.first_click != "safe", tuple(c.first_cell or ()), c.strategy)
 
 

@@ -165,8 +165,9 @@ PLAYBOOKS: dict[str, Playbook] = {
     "ace-minesweeper": Playbook(None, Face(above=17, size=24)),
 }
 """The shipped skins' games; a skin learned by the user gets :data:`UNKNOWN_GAME`."""
-UNKNOWN_GAME = Playbook("safe", None)
-"""A game autoplay knows only by its cells: it is ended by the board, never restarted."""
+UNKNOWN_GAME = Playbook("safe", None, shows_mines=False)
+"""A game autoplay knows only by its cells: it is ended by the board, never restarted, and
+a loss is not taken to show every mine."""
 
 _SIGN_DISTANCE = 12.0
 """A sign's picture is found where it differs from the screen by less than this
@@ -439,7 +440,7 @@ class ScreenGame:
         width, height = self.geometry.cols, self.geometry.rows
         record = GameRecord.of(
             result, source=f"desktop/{self.skin.name}", width=width, height=height,
-            mines=self.mines if self.mines is not None else len(layout or ()),
+            mines=self.mines if self.mines is not None or layout is None else len(layout),
             rules="standard", first_click=self.playbook.first_click or "none", seed=None,
             three_bv=None if layout is None else three_bv(width, height, layout))
         # Every click on this game's board: the player's, and the flags a game wants at

@@ -44,11 +44,13 @@ class GameRecord:
     """Who dealt the game: ``"simulator"``, or a desktop game's name or skin."""
     width: int
     height: int
-    mines: int
+    mines: int | None
+    """None for a desktop game whose count was neither given nor shown at its end."""
     rules: str
     """``"standard"`` or ``"kaboom"``."""
     first_click: str
-    """What the rules promise about the first click: ``"safe"`` or ``"opening"``."""
+    """What the rules promise about the first click: ``"safe"``, ``"opening"``, or
+    ``"none"`` (a desktop game whose first click may hold a mine)."""
     first_cell: Cell | None
     """Where the game was opened, when the player chose by the rules."""
     seed: int | None
@@ -66,7 +68,7 @@ class GameRecord:
     """When it was stored (UTC); set by :meth:`StatsStore.record`."""
 
     @classmethod
-    def of(cls, result: GameResult, *, source: str, width: int, height: int, mines: int,
+    def of(cls, result: GameResult, *, source: str, width: int, height: int, mines: int | None,
            rules: str, first_click: str, seed: int | None, three_bv: int | None) -> GameRecord:
         """The record of a game the player played."""
         return cls(source, width, height, mines, rules, first_click, result.first_click,
@@ -119,7 +121,40 @@ def _add_strategy(db: sqlite3.Connection) -> None:
                "DEFAULT 'lowest-probability'")
 
 
-_MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_create_games, _add_strategy)
+def _allow_unknown_mines(db: sqlite3.Connection) -> None:
+    # A desktop game may end without showing its count: NULL, where version 2 wrote the
+    # mines it saw. SQLite changes a column's constraint only by copying the table.
+    db.execute("ALTER TABLE games RENAME TO games_2")  # its index goes with it
+    db.execute("""
+        CREATE TABLE games (
+            id INTEGER PRIMARY KEY,
+            finished TEXT NOT NULL,
+            source TEXT NOT NULL,
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            mines INTEGER,
+            rules TEXT NOT NULL,
+            first_click TEXT NOT NULL,
+            first_row INTEGER,
+            first_col INTEGER,
+            seed INTEGER,
+            result TEXT NOT NULL CHECK (result IN ('won', 'lost')),
+            clicks INTEGER NOT NULL,
+            guesses INTEGER NOT NULL,
+            guess_probabilities TEXT NOT NULL,
+            seconds REAL NOT NULL,
+            three_bv INTEGER,
+            three_bv_per_second REAL,
+            strategy TEXT NOT NULL DEFAULT 'lowest-probability'
+        )""")
+    db.execute("INSERT INTO games SELECT * FROM games_2")
+    db.execute("DROP TABLE games_2")
+    db.execute("CREATE INDEX games_by_configuration "
+               "ON games (source, width, height, mines, rules, first_click)")
+
+
+_MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _create_games, _add_strategy, _allow_unknown_mines)
 """Migration n takes a file from schema version n to n + 1; never edit one, append."""
 
 
@@ -230,14 +265,14 @@ class StatsStore:
                 raise StatsError(f"{self.path}: game {row_id} is damaged ({error})") from None
 
 
-def _record_of(source: str, width: int, height: int, mines: int, rules: str,
+def _record_of(source: str, width: int, height: int, mines: int | None, rules: str,
                first_click: str, first_row: int | None, first_col: int | None,
                seed: int | None, result: str, clicks: int, guesses: str, seconds: float,
                three_bv: int | None, strategy: str, finished: str) -> GameRecord:
     """A row as a record; ValueError or TypeError when a field is not what was written."""
     for name, value in (("width", width), ("height", height), ("mines", mines),
                         ("clicks", clicks)):
-        if not isinstance(value, int):
+        if not isinstance(value, int) and not (name == "mines" and value is None):
             raise TypeError(f"{name} {value!r} is not a whole number")
     odds = json.loads(guesses)
     if not isinstance(odds, list) or not all(isinstance(p, int | float) for p in odds):

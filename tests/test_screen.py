@@ -27,7 +27,7 @@ from autoplay.cli import cli
 from autoplay.deduce import deduce
 from autoplay.desktop import GameWindow, Region, launch_game, xdotool
 from autoplay.errors import DesktopError, UnknownCells, WindowLost
-from autoplay.player import play
+from autoplay.player import GameResult, play
 from autoplay.screen import (
     PLAYBOOKS,
     SIGNS,
@@ -198,6 +198,27 @@ def test_made_sgt_mines_boards_are_won_without_a_guess(xvfb: str, screen: Screen
     final = game.observe()
     assert set(final.flags()) == mines  # the game flags every mine when it is won
     assert stored.three_bv == three_bv(width, height, mines)
+
+
+def test_a_lost_game_that_hides_its_mines_is_stored_with_its_count_unknown(
+        xvfb: str, screen: Screen, stats_path: Path) -> None:
+    """sgt-mines shows only the mine that went off: without --mines, no count is known."""
+    width, height, mines = parse_layout(BEGINNER[0])
+    window, *_ = sgt(xvfb, BEGINNER[0])
+    mine = min(mines)
+
+    def step_on_a_mine(game: ScreenGame) -> GameResult:
+        game.reveal(mine)
+        return GameResult(False, 1, (), 0.5, None, game.observe())
+
+    with window, StatsStore(stats_path) as store:
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"), timeout=5)
+        for record in play_games(game, 1, step_on_a_mine):
+            store.record(record)
+        [stored] = list(store.games())
+    assert game.outcome == "lost" and game.observe()[mine] == EXPLODED
+    assert (stored.width, stored.height, stored.mines, stored.three_bv) == (
+        width, height, None, None)
 
 
 def test_a_display_that_cannot_be_reached_is_one_error(monkeypatch: pytest.MonkeyPatch) -> None:

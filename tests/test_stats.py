@@ -57,7 +57,7 @@ def test_the_file_is_real_sqlite_with_a_versioned_schema(stats_path: Path) -> No
     with StatsStore(stats_path) as store:  # opening again migrates nothing
         assert [g.seed for g in store.games()] == [11]
     db = sqlite3.connect(stats_path)
-    assert db.execute("PRAGMA user_version").fetchone() == (2,)
+    assert db.execute("PRAGMA user_version").fetchone() == (3,)
     row = db.execute("SELECT source, width, height, mines, rules, first_click, first_row, "
                      "first_col, seed, result, clicks, guesses, three_bv, "
                      "three_bv_per_second IS NULL, strategy FROM games").fetchone()
@@ -86,13 +86,24 @@ def test_games_of_a_version_1_file_were_played_by_the_lowest_probability(
         store.record(play_sim(SimConfig(9, 9, 10), seed=11))
         assert [(g.seed, g.strategy) for g in store.games()] == [
             (5, "lowest-probability"), (11, "lookahead")]
+        # version 3: a desktop game's mine count may be unknown
+        unknown = GameRecord("desktop/sgt-mines", 9, 9, None, "standard", "opening", None,
+                             None, False, 3, (0.2,), 1.5, None, "lookahead")
+        store.record(unknown)
+        assert [_without_time(g) for g in store.games()][2] == unknown
+    db = sqlite3.connect(stats_path)
+    assert db.execute("SELECT id, mines FROM games ORDER BY id").fetchall() == [
+        (1, 10), (2, 10), (3, None)]
+    assert db.execute("SELECT three_bv_per_second FROM games WHERE id = 1").fetchone() == (30.0,)
+    assert db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'index'").fetchone() == (1,)
+    db.close()
 
 
 def test_a_file_from_a_newer_autoplay_is_refused(stats_path: Path) -> None:
     db = sqlite3.connect(stats_path)
     db.execute("PRAGMA user_version = 7")
     db.close()
-    with pytest.raises(StatsError, match="has schema version 7, newer than the 2 this "
+    with pytest.raises(StatsError, match="has schema version 7, newer than the 3 this "
                                          "autoplay knows: upgrade autoplay"):
         StatsStore(stats_path)
 
