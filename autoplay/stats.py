@@ -123,34 +123,20 @@ def _add_strategy(db: sqlite3.Connection) -> None:
 
 def _allow_unknown_mines(db: sqlite3.Connection) -> None:
     # A desktop game may end without showing its count: NULL, where version 2 wrote the
-    # mines it saw. SQLite changes a column's constraint only by copying the table.
-    db.execute("ALTER TABLE games RENAME TO games_2")  # its index goes with it
-    db.execute("""
-        CREATE TABLE games (
-            id INTEGER PRIMARY KEY,
-            finished TEXT NOT NULL,
-            source TEXT NOT NULL,
-            width INTEGER NOT NULL,
-            height INTEGER NOT NULL,
-            mines INTEGER,
-            rules TEXT NOT NULL,
-            first_click TEXT NOT NULL,
-            first_row INTEGER,
-            first_col INTEGER,
-            seed INTEGER,
-            result TEXT NOT NULL CHECK (result IN ('won', 'lost')),
-            clicks INTEGER NOT NULL,
-            guesses INTEGER NOT NULL,
-            guess_probabilities TEXT NOT NULL,
-            seconds REAL NOT NULL,
-            three_bv INTEGER,
-            three_bv_per_second REAL,
-            strategy TEXT NOT NULL DEFAULT 'lowest-probability'
-        )""")
+    # mines it saw. SQLite changes a column's constraint only by copying the table, so the
+    # copy is made from the table's own schema, that one constraint dropped.
+    [(table,)] = db.execute("SELECT sql FROM sqlite_master WHERE name = 'games'").fetchall()
+    indexes = [sql for (sql,) in db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'games'")]
+    relaxed = table.replace("mines INTEGER NOT NULL", "mines INTEGER", 1)
+    if relaxed == table:
+        raise sqlite3.DatabaseError("its games table has no mines column as autoplay wrote it")
+    db.execute("ALTER TABLE games RENAME TO games_2")  # its indexes go with it
+    db.execute(relaxed)
     db.execute("INSERT INTO games SELECT * FROM games_2")
     db.execute("DROP TABLE games_2")
-    db.execute("CREATE INDEX games_by_configuration "
-               "ON games (source, width, height, mines, rules, first_click)")
+    for index in indexes:
+        db.execute(index)
 
 
 _MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (

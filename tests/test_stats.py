@@ -77,6 +77,8 @@ def test_games_of_a_version_1_file_were_played_by_the_lowest_probability(
         seed INTEGER, result TEXT NOT NULL, clicks INTEGER NOT NULL, guesses INTEGER NOT NULL,
         guess_probabilities TEXT NOT NULL, seconds REAL NOT NULL, three_bv INTEGER,
         three_bv_per_second REAL)""")
+    db.execute("CREATE INDEX games_by_configuration "
+               "ON games (source, width, height, mines, rules, first_click)")
     db.execute("INSERT INTO games VALUES (1, '2026-01-01T00:00:00+00:00', 'simulator', 9, 9, "
                "10, 'standard', 'safe', 0, 0, 5, 'won', 20, 1, '[0.125]', 0.5, 15, 30.0)")
     db.execute("PRAGMA user_version = 1")
@@ -97,6 +99,16 @@ def test_games_of_a_version_1_file_were_played_by_the_lowest_probability(
     assert db.execute("SELECT three_bv_per_second FROM games WHERE id = 1").fetchone() == (30.0,)
     assert db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'index'").fetchone() == (1,)
     db.close()
+
+
+def test_a_version_2_file_autoplay_did_not_write_is_refused(stats_path: Path) -> None:
+    db = sqlite3.connect(stats_path)
+    db.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, mines TEXT)")
+    db.execute("PRAGMA user_version = 2")
+    db.close()
+    with pytest.raises(StatsError, match="is not a statistics file: its games table has no "
+                                         "mines column as autoplay wrote it"):
+        StatsStore(stats_path)
 
 
 def test_a_file_from_a_newer_autoplay_is_refused(stats_path: Path) -> None:
