@@ -215,7 +215,9 @@ class Skin:
     def in_grey(self) -> Skin:
         """The skin as a greyscale screenshot shows it: its templates' colours would only
         mislead there, while the shapes of its digits still tell them apart."""
-        return Skin(self.name, self.pitch, tuple(Template(t.label, greyed(t.image))
+        def grey(image: Image) -> Image:
+            return as_bgr(np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8))
+        return Skin(self.name, self.pitch, tuple(Template(t.label, grey(t.image))
                                                   for t in self.templates), self.source)
 
     @classmethod
@@ -420,12 +422,6 @@ def is_grey(image: Image) -> bool:
     """Whether a BGR image has no colour: a greyscale screenshot, or a board all of grey."""
     blue, green, red = cv2.split(image)
     return all(int(cv2.absdiff(blue, other).max()) <= GREY_SPREAD for other in (green, red))
-
-
-def greyed(image: Image) -> Image:
-    """A BGR image's grey, still as BGR."""
-    return np.asarray(cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY),
-                                   cv2.COLOR_GRAY2BGR), np.uint8)
 
 
 def as_bgr(image: npt.NDArray[np.uint8]) -> Image:
