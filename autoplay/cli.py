@@ -195,12 +195,11 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
     an optional first line 'mines: N'. Exits 1 when no mine layout fits the board.
     """
     source, count_limit = _split_count(source, count)
-    question = "--count" if count_limit is not None else "--layout" if layout else None
-    extras = [name for name, given in (("--layout", layout and question == "--count"),
-                                       ("--odds", odds), ("--annotate", annotate),
-                                       ("--timeout", timeout is not None)) if given]
-    if question and extras:
-        raise click.UsageError(f"{extras[0]} does not go with {question}: they ask different "
+    given = [name for name, asked in (("--count", count_limit is not None), ("--layout", layout),
+                                      ("--odds", odds), ("--annotate", annotate),
+                                      ("--timeout", timeout is not None)) if asked]
+    if given[:1] in (["--count"], ["--layout"]) and len(given) > 1:
+        raise click.UsageError(f"{given[1]} does not go with {given[0]}: they ask different "
                                f"questions")
     data = _read_bytes(source)
     screenshot = _read_screenshot(data, source, skin_name, allow_unknown)
