@@ -195,6 +195,10 @@ class Problem:
                         queue.append(m)
         return settled
 
+    def mines_unsettled(self, settled: dict[int, bool]) -> int | None:
+        """The mines left for the cells ``settled`` leaves open (None: count not known)."""
+        return None if self.mines_left is None else self.mines_left - sum(settled.values())
+
     def residue(self, settled: dict[int, bool]) -> list[Constraint]:
         """The constraints restricted to unsettled cells, dropping those left empty."""
         residue = []
@@ -231,11 +235,8 @@ def deduce(board: Board, *, timeout: float | None = None, quick: bool = False) -
         return Deduction(_cells(board, (j for j, mine in settled.items() if not mine)),
                          _cells(board, (j for j, mine in settled.items() if mine)),
                          _cells(board, unsettled))
-    residue = problem.residue(settled)
-    mines_left = problem.mines_left
-    if mines_left is not None:
-        mines_left -= sum(settled.values())
-    proof = _Backbone(residue, mines_left, len(problem.outside), stop)
+    proof = _Backbone(problem.residue(settled), problem.mines_unsettled(settled),
+                      len(problem.outside), stop)
     safe = {j for j, mine in settled.items() if not mine} | proof.safe
     mines = {j for j, mine in settled.items() if mine} | proof.mines
     undecided = set(proof.undecided)
@@ -352,16 +353,22 @@ def wrong_flags(board: Board) -> frozenset[Cell]:
 def _counting_solver(problem: Problem, settled: dict[int, bool],
                      residue: Sequence[Constraint]) -> tuple[PbSolver, list[int], int | None]:
     """A solver over every unsettled frontier cell, the mine count included."""
-    solver = PbSolver()
-    for c in residue:
-        solver.add_exactly(c.cells, c.mines)
     variables = sorted({j for c in residue for j in c.cells})
-    mines_left = problem.mines_left
+    mines_left = problem.mines_unsettled(settled)
+    return _solver(residue, variables, mines_left, len(problem.outside)), variables, mines_left
+
+
+def _solver(constraints: Iterable[Constraint], variables: list[int], mines_left: int | None,
+            outside: int) -> PbSolver:
+    """A solver for ``constraints`` and, unless ``mines_left`` is None, the total count: the
+    frontier ``variables`` hold the mines left, but for at most the ``outside`` cells' share."""
+    solver = PbSolver()
+    for c in constraints:
+        solver.add_exactly(c.cells, c.mines)
     if mines_left is not None:
-        mines_left -= sum(settled.values())
         solver.add_at_most(variables, mines_left)
-        solver.add_at_least(variables, mines_left - len(problem.outside))
-    return solver, variables, mines_left
+        solver.add_at_least(variables, mines_left - outside)
+    return solver
 
 
 class _Backbone:
@@ -392,15 +399,9 @@ class _Backbone:
             assert mines_left is not None
             self._settle_outside_alone(mines_left, outside)
             return
-        solver = PbSolver()
-        for comp in hard:
-            for c in comp:
-                solver.add_exactly(c.cells, c.mines)
-        if binding:
-            assert mines_left is not None
-            solver.add_at_most(variables, mines_left)
-            solver.add_at_least(variables, mines_left - outside)
-        self._settle(solver, variables, mines_left if binding else None, outside)
+        counted = mines_left if binding else None
+        solver = _solver((c for comp in hard for c in comp), variables, counted, outside)
+        self._settle(solver, variables, counted, outside)
 
     def _timeout_ms(self) -> int | None:
         if self._stop is None:

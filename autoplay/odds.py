@@ -157,10 +157,7 @@ class LayoutCounter:
             tallies = [(c, self._tally(c, problem.mines_left)) for c in components]
         except _OutOfBudget:
             return None
-        mines_left = problem.mines_left
-        if mines_left is not None:
-            mines_left -= sum(settled.values())
-        layouts, groups = _combine(tallies, problem.outside, mines_left)
+        layouts, groups = _combine(tallies, problem.outside, problem.mines_unsettled(settled))
         groups.append((tuple(j for j, mine in settled.items() if mine), layouts))
         groups.append((tuple(j for j, mine in settled.items() if not mine), 0))
         return Count(layouts, tuple((cells, mined) for cells, mined in groups if cells))
@@ -172,11 +169,13 @@ class LayoutCounter:
         :raises InconsistentBoard: when no mine layout fits.
         """
         count = self.count(problem)
-        if count is None or problem.mines_left is None or count.layouts > limit:
+        if count is None or count.layouts > limit:
             return None
         settled = problem.propagate()
+        left = problem.mines_unsettled(settled)
+        if left is None:
+            return None
         fixed = frozenset(j for j, mine in settled.items() if mine)
-        left = problem.mines_left - len(fixed)
         partial: list[tuple[int, frozenset[int]]] = [(0, fixed)]
         for component in _components(problem.residue(settled), problem.unknown):
             placements = [(total, layout)
@@ -204,11 +203,11 @@ class LayoutCounter:
         :raises InconsistentBoard: when no mine layout fits.
         :raises ValueError: when the board's mine count is unknown.
         """
-        if problem.mines_left is None:
-            raise ValueError("a layout is drawn only when the board's mine count is known")
         settled = problem.propagate()
+        mines_left = problem.mines_unsettled(settled)
+        if mines_left is None:
+            raise ValueError("a layout is drawn only when the board's mine count is known")
         fixed = [j for j, mine in settled.items() if mine]
-        mines_left = problem.mines_left - len(fixed)
         components = _components(problem.residue(settled), problem.unknown)
         try:
             ways = [self._tally(c, problem.mines_left).ways for c in components]
@@ -263,11 +262,9 @@ def mine_probabilities(board: Board, *, budget: int = DEFAULT_BUDGET) -> Odds:
                     "than %d steps; guessing from per-count densities", len(problem.frontier),
                     budget)
         settled = problem.propagate()
-        mines_left = problem.mines_left
-        if mines_left is not None:
-            mines_left -= sum(settled.values())
         estimate = {j: Fraction(int(mine)) for j, mine in settled.items()}
-        estimate.update(_estimate(problem.residue(settled), problem.outside, mines_left))
+        estimate.update(_estimate(problem.residue(settled), problem.outside,
+                                  problem.mines_unsettled(settled)))
         return Odds({board.cell(j): p for j, p in sorted(estimate.items())}, False)
     return Odds({board.cell(j): Fraction(mined, count.layouts)
                  for j, mined in sorted(count.mined().items())}, True)
