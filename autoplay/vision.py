@@ -75,8 +75,17 @@ _TEMPLATE_NAME = re.compile(r"(?P<label>[a-z0-9-]+?)(?:-(?P<variant>\d+))?\.png$
 
 SKINS_ENV = "AUTOPLAY_SKINS"
 """Environment variable naming the folder of learned skins (for tests and portable set-ups)."""
-SHIPPED_SKINS = Path(__file__).resolve().parent.parent / "templates"
-"""The skins that come with autoplay (the project is installed editable)."""
+
+
+def _shipped_skins() -> Path:
+    """The skins that come with autoplay: the project's ``templates/``, which a wheel
+    carries inside the package and a source checkout (an editable install) beside it."""
+    package = Path(__file__).resolve().parent
+    inside = package / "templates"
+    return inside if inside.is_dir() else package.parent / "templates"
+
+
+SHIPPED_SKINS = _shipped_skins()
 
 
 def learned_skins_dir() -> Path:
