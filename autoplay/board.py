@@ -1,4 +1,5 @@
-"""The board: a plain, immutable grid of cell states, and its text format.
+"""The board: a plain, immutable grid of cell states, its text format, and the 3BV of a
+layout (:func:`three_bv`), the measure of how much clicking a board takes.
 
 Everything else in autoplay either produces a :class:`Board` (the text parser, the simulator,
 the screen reader) or consumes one (the deducer, the player), so it knows nothing of pixels,
@@ -34,7 +35,7 @@ mines: 2
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -245,3 +246,35 @@ class Board:
 def state_char(state: int) -> str:
     """The text-format character of a cell state."""
     return str(state) if state >= 0 else _CHAR_OF_STATE[state]
+
+
+def three_bv(width: int, height: int, mines: Collection[Cell]) -> int:
+    """The 3BV of a layout: the fewest clicks that clear it, the community's difficulty.
+
+    Every opening (a connected region of zeros, with the counts around it) takes one click,
+    and every safe cell no opening reaches takes one more.
+
+    >>> three_bv(3, 3, {Cell(0, 0)}), three_bv(3, 1, {Cell(0, 1)}), three_bv(3, 1, set())
+    (1, 2, 1)
+    """
+    table = neighbour_table(width, height)
+    mine_at = [False] * (width * height)
+    for row, col in mines:
+        mine_at[row * width + col] = True
+    zero = [not mine and not any(mine_at[j] for j in around)
+            for mine, around in zip(mine_at, table)]
+    reached = [False] * (width * height)
+    clicks = 0
+    for i, is_zero in enumerate(zero):
+        if not is_zero or reached[i]:
+            continue
+        clicks += 1
+        reached[i] = True
+        stack = [i]
+        while stack:
+            for j in table[stack.pop()]:
+                if not reached[j]:
+                    reached[j] = True
+                    if zero[j]:
+                        stack.append(j)
+    return clicks + sum(1 for i, mine in enumerate(mine_at) if not mine and not reached[i])

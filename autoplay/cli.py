@@ -860,7 +860,7 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
     records: list[GameRecord] = []
 
     def one(game: ScreenGame) -> GameResult:
-        return play(game, rng=rng, first_click=game.first_cell, flag_mines=flag_mines,
+        return play(game, rng=rng, first_cell=game.first_cell, flag_mines=flag_mines,
                     strategy=strategy)
 
     with StatsStore(path) as store:

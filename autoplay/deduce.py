@@ -147,7 +147,7 @@ class Problem:
             added.append(Constraint(cells, mines, index))
         return self._with(added)
 
-    def with_mines(self, cells: Collection[int]) -> Problem:
+    def assuming_mines(self, cells: Collection[int]) -> Problem:
         """The problem once the unknown cells at flat indices ``cells`` are supposed mines:
         what is left possible if they all are."""
         return self._with([Constraint(tuple(cells), len(cells), min(cells))])

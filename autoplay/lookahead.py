@@ -27,7 +27,8 @@ in order:
 
 The counts are exact integers from :class:`~autoplay.odds.LayoutCounter`, which
 re-enumerates only the component each imagined number changes. Past the work bound, the
-lowest probability decides (:func:`autoplay.odds.choose_guess`, which logs its estimate).
+lowest probability decides (:func:`autoplay.odds.lowest_probability_guess`, which logs its
+estimate).
 
 Two cells on the edge that share a mine, and share every neighbour, are a forced guess:
 
@@ -50,8 +51,15 @@ from fractions import Fraction
 from autoplay.board import MINE, UNKNOWN, Board, Cell, is_mine_like
 from autoplay.deduce import Problem
 from autoplay.errors import InconsistentBoard
-from autoplay.odds import DEFAULT_BUDGET, Count, Guess, GuessReason, LayoutCounter, unopened_around
-from autoplay.odds import choose_guess as lowest_probability_guess
+from autoplay.odds import (
+    DEFAULT_BUDGET,
+    Count,
+    Guess,
+    GuessReason,
+    LayoutCounter,
+    lowest_probability_guess,
+    unopened_around,
+)
 
 ENDGAME_LAYOUTS = 1000
 """Search the game tree when at most this many layouts fit the board."""
@@ -147,7 +155,7 @@ def forced_guess(problem: Problem, counter: LayoutCounter, mined: dict[int, int]
     def never_both(a: int, b: int) -> bool:
         """Whether no layout mines both (False when the work bound stops the count)."""
         try:
-            found = counter.count(problem.with_mines((a, b)))
+            found = counter.count(problem.assuming_mines((a, b)))
         except InconsistentBoard:
             return True
         return found is not None and found.layouts == 0

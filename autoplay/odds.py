@@ -31,7 +31,7 @@ in, marked ``exact=False`` and logged, so no position can stall a game.
 >>> odds = mine_probabilities(board)
 >>> odds.probabilities[Cell(0, 1)], odds.probabilities[Cell(0, 3)]
 (Fraction(1, 3), Fraction(1, 4))
->>> guess = choose_guess(board, random.Random(0))
+>>> guess = lowest_probability_guess(board, random.Random(0))
 >>> guess.probability, guess.cell in {Cell(0, 3), Cell(1, 3)}
 (Fraction(1, 4), True)
 """
@@ -70,7 +70,7 @@ class Odds:
 
 GuessReason = Literal["lowest probability", "forced guess", "secondary safety",
                       "endgame search"]
-"""Why a guess was chosen: see :func:`choose_guess` and :mod:`autoplay.lookahead`."""
+"""Why a guess was chosen: see :func:`lowest_probability_guess` and :mod:`autoplay.lookahead`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +270,7 @@ def mine_probabilities(board: Board, *, budget: int = DEFAULT_BUDGET) -> Odds:
                  for j, mined in sorted(count.mined().items())}, True)
 
 
-def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDGET) -> Guess:
+def lowest_probability_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDGET) -> Guess:
     """The cell to open when none is proven safe: the lowest mine probability first.
 
     Ties (common: every cell that touches no count has the same odds) go to the cell with

@@ -8,7 +8,7 @@ the same code. Each turn:
    :func:`~autoplay.deduce.deduce` first, the complete Z3 proof only when it finds none);
 2. when nothing is proven safe, a cell is guessed by the game's :data:`Strategy`: by default
    the one that looks past the next click (:func:`autoplay.lookahead.choose_guess`), or the
-   lowest exact mine probability alone (:func:`autoplay.odds.choose_guess`), kept to
+   lowest exact mine probability alone (:func:`autoplay.odds.lowest_probability_guess`), kept to
    measure the difference on the same games.
 
 So a cell that is not proven safe is never clicked while one that is exists. The first click
@@ -17,7 +17,7 @@ rules, not the odds, make it safe.
 
 >>> from autoplay.sim import SimGame
 >>> game = SimGame(9, 9, 10, rng=random.Random(3))
->>> result = play(game, rng=random.Random(3), first_click=first_click_cell(9, 9, "safe"))
+>>> result = play(game, rng=random.Random(3), first_cell=first_click_cell(9, 9, "safe"))
 >>> result.won, result.clicks > 0, game.outcome == ("won" if result.won else "lost")
 (True, True, True)
 """
@@ -77,7 +77,7 @@ class GameResult:
     """The cells opened without proof, in order, with the odds each was chosen on."""
     seconds: float
     """Wall time from the first observation to the end of the game."""
-    first_click: Cell | None
+    first_cell: Cell | None
     """The cell the game was opened with, when the rules chose it."""
     board: Board
     """The last board seen: after a loss, games show the mines on it."""
@@ -104,12 +104,12 @@ def first_click_cell(width: int, height: int, first_click: FirstClick) -> Cell:
     return Cell(min(3, (height - 1) // 2), min(3, (width - 1) // 2))
 
 
-def play(game: Game, *, rng: random.Random, first_click: Cell | None = None,
+def play(game: Game, *, rng: random.Random, first_cell: Cell | None = None,
          flag_mines: bool = False, budget: int = DEFAULT_BUDGET,
          strategy: Strategy = "lookahead") -> GameResult:
     """Play ``game`` to its end.
 
-    ``first_click`` opens a game that has no opened cell yet (without it the first move is
+    ``first_cell`` opens a game that has no opened cell yet (without it the first move is
     chosen like any guess). ``flag_mines`` flags each proven mine, for games where a person
     watches. ``budget`` bounds the work of each guess (see :mod:`autoplay.odds`). ``rng``
     breaks ties between equally good guesses, which ``strategy`` chooses.
@@ -120,7 +120,7 @@ def play(game: Game, *, rng: random.Random, first_click: Cell | None = None,
     clicks = 0
     guesses: list[Guess] = []
     board = game.observe()
-    opened = first_click if first_click is not None and all(
+    opened = first_cell if first_cell is not None and all(
         s < 0 for s in board.states) else None
     if opened is not None:
         log.debug("first click %s", opened)
@@ -138,7 +138,7 @@ def play(game: Game, *, rng: random.Random, first_click: Cell | None = None,
                     game.flag(cell)
                     clicks += 1
         if not deduction.has_safe():
-            choose = lookahead.choose_guess if strategy == "lookahead" else odds.choose_guess
+            choose = lookahead.choose_guess if strategy == "lookahead" else odds.lowest_probability_guess
             guess = choose(board, rng, budget=budget)
             log.debug("guess %s p=%.3f%s: %s", guess.cell, guess.probability,
                       "" if guess.exact else " (estimate)", guess.reason)

@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from autoplay import locate, vision
-from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, Board, Cell
+from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, Board, Cell, three_bv
 from autoplay.deduce import deduce
 from autoplay.desktop import Capture, Region, xdotool
 from autoplay.errors import (
@@ -51,7 +51,6 @@ from autoplay.errors import (
     WindowLost,
 )
 from autoplay.player import FirstClick, GameResult, Outcome, first_click_cell
-from autoplay.sim import three_bv
 from autoplay.stats import GameRecord
 from autoplay.vision import SHIPPED_SKINS, Geometry, Image, Reading, Skin
 
@@ -433,7 +432,7 @@ class ScreenGame:
         self.sign_seen = False
         self._start()
 
-    def record(self, result: GameResult) -> GameRecord:
+    def game_record(self, result: GameResult) -> GameRecord:
         """The statistics store's record of a game played here (3BV when the end showed
         the layout)."""
         layout = layout_shown(result.board, self._outcome, self.playbook)
@@ -728,4 +727,4 @@ def play_games(game: ScreenGame, games: int, play_one: Callable[[ScreenGame], Ga
     for index in range(games):
         if index:
             game.new_game()
-        yield game.record(play_one(game))
+        yield game.game_record(play_one(game))

@@ -16,12 +16,21 @@ import hashlib
 import multiprocessing
 import random
 import signal
-from collections.abc import Callable, Collection, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from functools import partial
 from typing import Literal, TypeVar
 
-from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell, neighbour_table
+from autoplay.board import (
+    EXPLODED,
+    FLAG,
+    MINE,
+    UNKNOWN,
+    WRONG_FLAG,
+    Board,
+    Cell,
+    three_bv,
+)
 from autoplay.deduce import deduce, find_layout
 from autoplay.player import FirstClick, GameResult, Outcome, Strategy, first_click_cell, play
 from autoplay.stats import GameRecord
@@ -185,38 +194,6 @@ class KaboomGame(SimGame):
         return [c in layout for c in board.cells()]
 
 
-def three_bv(width: int, height: int, mines: Collection[Cell]) -> int:
-    """The 3BV of a layout: the fewest clicks that clear it, the community's difficulty.
-
-    Every opening (a connected region of zeros, with the counts around it) takes one click,
-    and every safe cell no opening reaches takes one more.
-
-    >>> three_bv(3, 3, {Cell(0, 0)}), three_bv(3, 1, {Cell(0, 1)}), three_bv(3, 1, set())
-    (1, 2, 1)
-    """
-    table = neighbour_table(width, height)
-    mine_at = [False] * (width * height)
-    for row, col in mines:
-        mine_at[row * width + col] = True
-    zero = [not mine and not any(mine_at[j] for j in around)
-            for mine, around in zip(mine_at, table)]
-    reached = [False] * (width * height)
-    clicks = 0
-    for i, is_zero in enumerate(zero):
-        if not is_zero or reached[i]:
-            continue
-        clicks += 1
-        reached[i] = True
-        stack = [i]
-        while stack:
-            for j in table[stack.pop()]:
-                if not reached[j]:
-                    reached[j] = True
-                    if zero[j]:
-                        stack.append(j)
-    return clicks + sum(1 for i, mine in enumerate(mine_at) if not mine and not reached[i])
-
-
 @dataclass(frozen=True, slots=True)
 class SimConfig:
     """What a simulated game is: its size, its mines and its rules."""
@@ -286,11 +263,11 @@ def deal(config: SimConfig, seed: int) -> tuple[SimGame, random.Random]:
 def play_sim(config: SimConfig, seed: int) -> GameRecord:
     """Play one simulated game from its seed, and describe it for the statistics store."""
     game, rng = deal(config, seed)
-    result = play(game, rng=rng, first_click=config.first_cell, strategy=config.strategy)
-    return record(config, seed, game, result)
+    result = play(game, rng=rng, first_cell=config.first_cell, strategy=config.strategy)
+    return game_record(config, seed, game, result)
 
 
-def record(config: SimConfig, seed: int, game: SimGame, result: GameResult) -> GameRecord:
+def game_record(config: SimConfig, seed: int, game: SimGame, result: GameResult) -> GameRecord:
     """The statistics store's record of ``game``, dealt from ``seed`` and played to
     ``result``."""
     layout = game.layout

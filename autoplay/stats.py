@@ -61,7 +61,7 @@ class GameRecord:
     """The mine probability of each cell opened without proof, in order."""
     seconds: float
     three_bv: int | None
-    """The layout's 3BV (see :func:`autoplay.sim.three_bv`), when the layout is known."""
+    """The layout's 3BV (see :func:`autoplay.board.three_bv`), when the layout is known."""
     strategy: str = "lookahead"
     """How the player guessed (see :data:`autoplay.player.Strategy`)."""
     finished: datetime.datetime | None = None
@@ -71,7 +71,7 @@ class GameRecord:
     def of(cls, result: GameResult, *, source: str, width: int, height: int, mines: int | None,
            rules: str, first_click: str, seed: int | None, three_bv: int | None) -> GameRecord:
         """The record of a game the player played."""
-        return cls(source, width, height, mines, rules, first_click, result.first_click,
+        return cls(source, width, height, mines, rules, first_click, result.first_cell,
                    seed, result.won, result.clicks,
                    tuple(float(g.probability) for g in result.guesses), result.seconds,
                    three_bv, result.strategy)

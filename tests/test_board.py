@@ -1,12 +1,13 @@
-"""The board model and its text format."""
+"""The board model, its text format, and the 3BV of a layout."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
+import ms_toollib
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autoplay.board import (
@@ -18,6 +19,7 @@ from autoplay.board import (
     Board,
     Cell,
     neighbour_table,
+    three_bv,
 )
 from autoplay.errors import BoardFormatError, ImpossibleCount, InconsistentBoard
 
@@ -120,3 +122,29 @@ def boards(draw: st.DrawFn) -> Board:
 @given(boards())
 def test_parse_inverts_str(original: Board) -> None:
     assert Board.parse(str(original)) == original
+
+
+@pytest.mark.parametrize(("width", "height", "mines", "expected"), [
+    (3, 3, [], 1),                                  # one opening clears all
+    (3, 3, [Cell(1, 1)], 8),                        # no zero anywhere: every cell a click
+    (3, 1, [Cell(0, 1)], 2),
+    (4, 1, [Cell(0, 0)], 1),                        # 1 0 0: the opening takes the 1 along
+    (5, 1, [Cell(0, 2)], 2),                        # 0 1 * 1 0: two openings
+    (5, 5, [Cell(0, 0), Cell(4, 4)], 1),
+    (7, 1, [Cell(0, 1), Cell(0, 5)], 3),            # 1 * 1 0 1 * 1: two lone 1s, an opening
+])
+def test_three_bv_of_known_layouts(width: int, height: int, mines: list[Cell],
+                                   expected: int) -> None:
+    assert three_bv(width, height, mines) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 12), st.data())
+def test_three_bv_agrees_with_ms_toollib(width: int, height: int, data: st.DataObject) -> None:
+    cells = [Cell(r, c) for r in range(height) for c in range(width)]
+    mines = set(data.draw(st.lists(st.sampled_from(cells), unique=True)))
+    board = Board.empty(width, height)
+    matrix = [[-1 if Cell(r, c) in mines else
+               sum(n in mines for n in board.neighbours(Cell(r, c)))
+               for c in range(width)] for r in range(height)]
+    assert three_bv(width, height, mines) == ms_toollib.cal_bbbv(matrix)

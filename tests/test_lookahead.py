@@ -22,8 +22,7 @@ from autoplay.lookahead import (
     forced_guess,
     secondary_safety,
 )
-from autoplay.odds import LayoutCounter, mine_probabilities
-from autoplay.odds import choose_guess as lowest_probability_guess
+from autoplay.odds import LayoutCounter, lowest_probability_guess, mine_probabilities
 from autoplay.sim import SimGame
 from tests.brute import MAX_UNKNOWN, enumerate_layouts
 

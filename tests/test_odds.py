@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from autoplay.board import FLAG, Board, Cell
 from autoplay.deduce import Problem
 from autoplay.errors import InconsistentBoard
-from autoplay.odds import LayoutCounter, choose_guess, mine_probabilities
+from autoplay.odds import LayoutCounter, lowest_probability_guess, mine_probabilities
 from tests.brute import enumerate_layouts, strips
 
 
@@ -66,7 +66,7 @@ def test_probabilities_weigh_components_against_the_total_as_brute_force(board: 
 @given(small_boards(), st.integers(0, 2**32))
 def test_the_guess_has_the_lowest_probability(board: Board, seed: int) -> None:
     assume(board.unknown_cells())
-    guess = choose_guess(board, random.Random(seed))
+    guess = lowest_probability_guess(board, random.Random(seed))
     reference = _brute_force(board)
     assert guess.probability == reference[guess.cell] == min(reference.values())
 
@@ -74,7 +74,7 @@ def test_the_guess_has_the_lowest_probability(board: Board, seed: int) -> None:
 def test_a_tie_goes_to_the_cell_with_fewest_unopened_neighbours() -> None:
     board = Board.empty(6, 5, mines=7)
     corners = {Cell(0, 0), Cell(0, 5), Cell(4, 0), Cell(4, 5)}
-    chosen = {choose_guess(board, random.Random(seed)).cell for seed in range(40)}
+    chosen = {lowest_probability_guess(board, random.Random(seed)).cell for seed in range(40)}
     assert chosen == corners
 
 
@@ -83,7 +83,7 @@ def test_a_lower_probability_beats_a_better_tie_break() -> None:
     # of the open middle of the board.
     board = Board.parse("mines: 2\n??1?\n??1?\n????\n????")
     odds = mine_probabilities(board).probabilities
-    guess = choose_guess(board, random.Random(0))
+    guess = lowest_probability_guess(board, random.Random(0))
     assert guess.probability == min(odds.values()) < odds[Cell(0, 3)]
 
 
@@ -92,7 +92,7 @@ def test_past_the_work_bound_an_estimate_is_logged_and_marked(
     board = Board.parse("mines: 3\n1?1?\n????\n????")
     with caplog.at_level(logging.WARNING, logger="autoplay.odds"):
         odds = mine_probabilities(board, budget=2)
-        guess = choose_guess(board, random.Random(0), budget=2)
+        guess = lowest_probability_guess(board, random.Random(0), budget=2)
     assert not odds.exact and not guess.exact
     assert set(odds.probabilities) == set(board.unknown_cells())
     assert all(0 <= p <= 1 for p in odds.probabilities.values())

@@ -71,7 +71,7 @@ def _play(game: SimGame, seed: int, *, flag_mines: bool,
           strategy: Strategy = "lookahead") -> tuple[WatchedGame, GameResult]:
     watched = WatchedGame(game)
     first = first_click_cell(game.width, game.height, game.first_click)
-    return watched, play(watched, rng=random.Random(seed), first_click=first,
+    return watched, play(watched, rng=random.Random(seed), first_cell=first,
                          flag_mines=flag_mines, strategy=strategy)
 
 
@@ -85,7 +85,7 @@ def test_the_player_keeps_its_invariants(configuration: tuple[int, int, int, Fir
     watched, result = _play(game, seed, flag_mines=flag_mines, strategy=strategy)
     assert result.strategy == strategy
     assert result.won == (game.outcome == "won") and game.outcome != "playing"
-    assert watched.reveals[0] == result.first_click == first_click_cell(width, height,
+    assert watched.reveals[0] == result.first_cell == first_click_cell(width, height,
                                                                         first_click)
     assert [g.cell for g in result.guesses] == watched.unproven
     assert all(0 < g.probability < 1 and g.exact for g in result.guesses)
@@ -131,8 +131,8 @@ def test_a_game_replays_from_its_seeds(strategy: Strategy) -> None:
 def test_a_game_already_under_way_is_not_opened_again() -> None:
     game = SimGame(9, 9, 10, rng=random.Random(4), first_click="opening")
     game.reveal(Cell(4, 4))
-    result = play(game, rng=random.Random(4), first_click=Cell(0, 0))
-    assert result.first_click is None
+    result = play(game, rng=random.Random(4), first_cell=Cell(0, 0))
+    assert result.first_cell is None
 
 
 @pytest.mark.parametrize(("width", "height", "rule", "cell"), [

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from autoplay.board import EXPLODED, UNKNOWN, Board, Cell
+from autoplay.board import EXPLODED, UNKNOWN, Board, Cell, three_bv
 from autoplay.cli import cli
 from autoplay.deduce import deduce
 from autoplay.desktop import GameWindow, Region, launch_game, xdotool
@@ -39,7 +39,7 @@ from autoplay.screen import (
     layout_shown,
     play_games,
 )
-from autoplay.sim import SimGame, three_bv
+from autoplay.sim import SimGame
 from autoplay.stats import StatsStore
 from autoplay.vision import load_skins
 

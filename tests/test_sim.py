@@ -1,4 +1,4 @@
-"""The simulator: its rule sets, 3BV, seeded runs, and the ``autoplay sim`` command."""
+"""The simulator: its rule sets, seeded runs, and the ``autoplay sim`` command."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ import random
 import re
 from pathlib import Path
 
-import ms_toollib
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autoplay.board import Board, Cell
+from autoplay.board import Cell
 from autoplay.cli import cli
 from autoplay.deduce import deduce
 from autoplay.player import FirstClick
@@ -26,36 +25,9 @@ from autoplay.sim import (
     game_seed,
     play_games,
     play_sim,
-    three_bv,
 )
 from autoplay.stats import GameRecord, StatsStore
 from tests.brute import assert_layout_fits
-
-
-@pytest.mark.parametrize(("width", "height", "mines", "expected"), [
-    (3, 3, [], 1),                                  # one opening clears all
-    (3, 3, [Cell(1, 1)], 8),                        # no zero anywhere: every cell a click
-    (3, 1, [Cell(0, 1)], 2),
-    (4, 1, [Cell(0, 0)], 1),                        # 1 0 0: the opening takes the 1 along
-    (5, 1, [Cell(0, 2)], 2),                        # 0 1 * 1 0: two openings
-    (5, 5, [Cell(0, 0), Cell(4, 4)], 1),
-    (7, 1, [Cell(0, 1), Cell(0, 5)], 3),            # 1 * 1 0 1 * 1: two lone 1s, an opening
-])
-def test_three_bv_of_known_layouts(width: int, height: int, mines: list[Cell],
-                                   expected: int) -> None:
-    assert three_bv(width, height, mines) == expected
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.integers(1, 12), st.integers(1, 12), st.data())
-def test_three_bv_agrees_with_ms_toollib(width: int, height: int, data: st.DataObject) -> None:
-    cells = [Cell(r, c) for r in range(height) for c in range(width)]
-    mines = set(data.draw(st.lists(st.sampled_from(cells), unique=True)))
-    board = Board.empty(width, height)
-    matrix = [[-1 if Cell(r, c) in mines else
-               sum(n in mines for n in board.neighbours(Cell(r, c)))
-               for c in range(width)] for r in range(height)]
-    assert three_bv(width, height, mines) == ms_toollib.cal_bbbv(matrix)
 
 
 @settings(max_examples=50, deadline=None)

@@ -21,7 +21,7 @@ from functools import partial
 from autoplay.board import Cell
 from autoplay.odds import mine_probabilities
 from autoplay.player import play
-from autoplay.sim import PRESETS, SimConfig, deal, game_seed, map_seeds, play_sim, record
+from autoplay.sim import PRESETS, SimConfig, deal, game_record, game_seed, map_seeds, play_sim
 from autoplay.stats import GameRecord, StatsStore
 
 
@@ -45,7 +45,7 @@ def play_deal(config: SimConfig, shows: int, cells: tuple[Cell, ...],
         game, rng = deal(config, seed)
         game.reveal(config.first_cell)
         game.reveal(cell)
-        rest = record(config, seed, game, play(game, rng=rng, strategy=config.strategy))
+        rest = game_record(config, seed, game, play(game, rng=rng, strategy=config.strategy))
         games.append(dataclasses.replace(
             rest, first_cell=config.first_cell, clicks=rest.clicks + 2,
             guesses=(float(risk[cell]), *rest.guesses),

@@ -78,7 +78,7 @@ def positions(config: SimConfig, seed: int) -> list[Position]:
     those made with only the first click open."""
     game, rng = deal(config, seed)
     watched = _Watched(game)
-    result = play(watched, rng=rng, first_click=config.first_cell)
+    result = play(watched, rng=rng, first_cell=config.first_cell)
     return [Position(k, watched.before[guess.cell], guess.cell)
             for k, guess in enumerate(result.guesses)
             if guess.reason == "secondary safety"
