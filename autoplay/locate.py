@@ -633,8 +633,10 @@ def _edges(recognised: npt.NDArray[np.bool_], top: int, left: int, bottom: int, 
     while growing:
         growing = False
         for side in ("top", "bottom", "left", "right"):
-            beyond = {"top": (top - 1, bottom, left, right), "bottom": (top, bottom + 1, left, right),
-                      "left": (top, bottom, left - 1, right), "right": (top, bottom, left, right + 1)
+            beyond = {"top": (top - 1, bottom, left, right),
+                      "bottom": (top, bottom + 1, left, right),
+                      "left": (top, bottom, left - 1, right),
+                      "right": (top, bottom, left, right + 1)
                       }[side]
             if (beyond[0] < 0 or beyond[1] > recognised.shape[0] or beyond[2] < 0
                     or beyond[3] > recognised.shape[1]):

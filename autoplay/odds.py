@@ -203,10 +203,11 @@ class LayoutCounter:
         :raises InconsistentBoard: when no mine layout fits.
         :raises ValueError: when the board's mine count is unknown.
         """
+        if problem.mines_left is None:
+            raise ValueError("a layout is drawn only when the board's mine count is known")
         settled = problem.propagate()
         mines_left = problem.mines_unsettled(settled)
-        if mines_left is None:
-            raise ValueError("a layout is drawn only when the board's mine count is known")
+        assert mines_left is not None, "the count is known: checked above"
         fixed = [j for j, mine in settled.items() if mine]
         components = _components(problem.residue(settled), problem.unknown)
         try:
@@ -270,7 +271,8 @@ def mine_probabilities(board: Board, *, budget: int = DEFAULT_BUDGET) -> Odds:
                  for j, mined in sorted(count.mined().items())}, True)
 
 
-def lowest_probability_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDGET) -> Guess:
+def lowest_probability_guess(board: Board, rng: random.Random, *,
+                             budget: int = DEFAULT_BUDGET) -> Guess:
     """The cell to open when none is proven safe: the lowest mine probability first.
 
     Ties (common: every cell that touches no count has the same odds) go to the cell with

@@ -91,10 +91,11 @@ def first_click_cell(width: int, height: int, first_click: FirstClick) -> Cell:
     Chosen by measurement (``autoplay sim --first-cell``, the table in the README). A first
     click that is merely safe goes in the corner (0, 0): with only three neighbours it is
     the likeliest to show a zero and open an area, and it beat (1, 1) and (2, 2) on every
-    preset, and (0, 2) on expert. A first click that is an opening anyway goes to (3, 3), four cells in
-    from the corner (on a small board, no further than its middle): the area it opens then
-    has cells beyond it on every side, which gives its border more counts to work from; on
-    expert it measured best of (0, 0) to (4, 4), though within the noise of (2, 2).
+    preset, and (0, 2) on expert. A first click that is an opening anyway goes to (3, 3),
+    three cells in from the corner (on a small board, no further than its middle): the area
+    it opens then has cells beyond it on every side, which gives its border more counts to
+    work from; on expert it measured best of (0, 0) to (4, 4), though within the noise of
+    (2, 2).
 
     >>> first_click_cell(30, 16, "safe"), first_click_cell(30, 16, "opening")
     (Cell(row=0, col=0), Cell(row=3, col=3))
@@ -138,7 +139,8 @@ def play(game: Game, *, rng: random.Random, first_cell: Cell | None = None,
                     game.flag(cell)
                     clicks += 1
         if not deduction.has_safe():
-            choose = lookahead.choose_guess if strategy == "lookahead" else odds.lowest_probability_guess
+            choose = (lookahead.choose_guess if strategy == "lookahead"
+                      else odds.lowest_probability_guess)
             guess = choose(board, rng, budget=budget)
             log.debug("guess %s p=%.3f%s: %s", guess.cell, guess.probability,
                       "" if guess.exact else " (estimate)", guess.reason)

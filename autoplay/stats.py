@@ -1,8 +1,9 @@
 """The record of every game played: one row per game in a SQLite file.
 
-Written by ``autoplay sim`` and by screen play (``play``, ``demo``). Each game is committed in its own
-transaction as soon as it is recorded, so killing a run loses no finished game. The schema
-carries its version in ``PRAGMA user_version``; opening a file migrates it step by step.
+Written by ``autoplay sim`` and by screen play (``play``, ``demo``). Each game is committed
+in its own transaction as soon as it is recorded, so killing a run loses no finished game.
+The schema carries its version in ``PRAGMA user_version``; opening a file migrates it step
+by step.
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "stats.sqlite3"

@@ -86,6 +86,7 @@ def _shipped_skins() -> Path:
 
 
 SHIPPED_SKINS = _shipped_skins()
+"""The skins that come with autoplay, one folder each."""
 
 
 def learned_skins_dir() -> Path:

@@ -68,8 +68,8 @@ def test_inconsistent_json_keeps_the_shape() -> None:
 def test_wrong_flags_are_named() -> None:
     code, _, err = run("solve", "-", stdin="0F\n..\n")
     assert code == 1
-    assert err == ("Error: cell (0, 0) shows 0 but the flags and mines around it number 1; without the "
-                   "flags it fits, and these flags cannot be mines: (0, 1)\n")
+    assert err == ("Error: cell (0, 0) shows 0 but the flags and mines around it number 1; "
+                   "without the flags it fits, and these flags cannot be mines: (0, 1)\n")
 
 
 def test_a_malformed_board_names_line_and_column() -> None:
@@ -231,7 +231,8 @@ def test_odds_prints_every_unopened_cells_probability() -> None:
 
 def test_odds_of_a_wide_board_are_whole_through_a_pipe() -> None:
     # 30 columns of odds need more than the 80 a pipe's console would allow a table.
-    code, out, _ = run("solve", "--odds", "-", stdin="mines: 10\n" + "." * 30 + "\n" + "." * 30 + "\n")
+    row = "." * 30 + "\n"
+    code, out, _ = run("solve", "--odds", "-", stdin="mines: 10\n" + row + row)
     assert code == 0
     assert out.splitlines()[-2:] == [" ".join([" 17"] * 30)] * 2
 

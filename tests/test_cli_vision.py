@@ -181,9 +181,10 @@ def test_an_image_too_large_to_search_is_refused_at_once(tmp_path: Path) -> None
 
 
 def test_a_missing_file_is_one_error_line(tmp_path: Path) -> None:
-    result = run("read", str(tmp_path / "gone.png"))
+    gone = tmp_path / "gone.png"
+    result = run("read", str(gone))
     assert result.exit_code == 1
-    assert result.stderr == f"Error: cannot read {tmp_path / 'gone.png'}: No such file or directory\n"
+    assert result.stderr == f"Error: cannot read {gone}: No such file or directory\n"
 
 
 def test_learn_a_skin_then_read_with_it(learned_skins: Path) -> None:

@@ -141,5 +141,7 @@ def test_a_layout_is_drawn_only_with_the_mine_count_and_within_the_work_bound() 
     assert LayoutCounter(budget=2).sampler(Problem(board)) is None
     with pytest.raises(ValueError, match="mine count is known"):
         LayoutCounter().sampler(Problem(board.with_mines(None)))
+    with pytest.raises(ValueError, match="mine count is known"):  # the count is asked first
+        LayoutCounter().sampler(Problem(Board.parse("1??\n0??\n???")))
     with pytest.raises(InconsistentBoard):
         LayoutCounter().sampler(Problem(Board.parse("mines: 1\n1???\n????\n???1")))

@@ -131,7 +131,8 @@ def test_another_programs_database_is_refused_and_left_untouched(stats_path: Pat
     db.execute("CREATE TABLE notes (body TEXT)")
     db.close()
     before = stats_path.read_bytes()
-    with pytest.raises(StatsError, match=r"is not a statistics file: it holds other tables \(notes\)"):
+    with pytest.raises(StatsError,
+                       match=r"is not a statistics file: it holds other tables \(notes\)"):
         StatsStore(stats_path)
     assert stats_path.read_bytes() == before
 
@@ -182,7 +183,8 @@ def test_a_damaged_row_is_named(stats_path: Path, column: str, value: str, why: 
     db.execute(f"UPDATE games SET {column} = ? WHERE id = ?", (value, second))
     db.commit()
     db.close()
-    with StatsStore(stats_path) as store, pytest.raises(StatsError, match=f"game {second} is damaged.*{why}"):
+    with (StatsStore(stats_path) as store,
+          pytest.raises(StatsError, match=f"game {second} is damaged.*{why}")):
         list(store.games())
 
 

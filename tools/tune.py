@@ -7,7 +7,8 @@ the runs game by game. ``--set`` takes a JSON object of constants of
 ``autoplay.lookahead`` (``NEAR`` and the like; fractions as strings such as ``"8/10"``).
 
     python tools/tune.py tune.sqlite3 --preset beginner --seed 5 --games 20000
-    python tools/tune.py tune.sqlite3 --preset beginner --seed 5 --games 20000 --set '{"NEAR": "8/10"}'
+    python tools/tune.py tune.sqlite3 --preset beginner --seed 5 --games 20000 \
+        --set '{"NEAR": "8/10"}'
     autoplay stats --db tune.sqlite3
 """
 
