@@ -89,6 +89,10 @@ def _output(*suffixes: str) -> Callable[[click.Context, click.Parameter, Any], A
     return check
 
 
+_IMAGE_OUTPUT = _output(".png", ".jpg", ".jpeg", ".bmp", ".webp")
+"""The check of an option that writes a picture of the board."""
+
+
 def _installed_skin(ctx: click.Context, param: click.Parameter, name: str | None
                     ) -> str | None:
     """Check a --skin option up front, even where the input turns out to need none."""
@@ -183,7 +187,7 @@ _DEFAULT_COUNT_LIMIT = 10_000
 @click.option("--odds", is_flag=True,
               help="Also print every unopened cell's exact mine probability.")
 @click.option("--annotate", type=click.Path(dir_okay=False, writable=True), metavar="OUT.png",
-              callback=_output(".png", ".jpg", ".jpeg", ".bmp", ".webp"),
+              callback=_IMAGE_OUTPUT,
               help="Write the screenshot with proven-safe cells and mines drawn on it.")
 def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
           count: str | None, timeout: float | None, skin_name: str | None,
@@ -811,7 +815,7 @@ _REGION = re.compile(r"(-?\d+),(-?\d+),(\d+),(\d+)")
               help="The statistics file (default: in the user's data directory).")
 @click.option("--dry-run", is_flag=True, help="Read the board and show the next moves; no click.")
 @click.option("--annotate", type=click.Path(dir_okay=False, writable=True), metavar="OUT.png",
-              callback=_output(".png", ".jpg", ".jpeg", ".bmp", ".webp"),
+              callback=_IMAGE_OUTPUT,
               help="With --dry-run: write the board with the next moves drawn on it.")
 def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | None,
                  mines: int | None, monitor: int, region_text: str | None, strategy: Strategy,
