@@ -29,6 +29,9 @@ records = st.builds(
     seconds=st.floats(0, 1e5), three_bv=st.none() | st.integers(0, 10_000),
     strategy=st.sampled_from(["lookahead", "lowest-probability"]))
 
+A_GAME = GameRecord("simulator", 9, 9, 10, "standard", "safe", None, 1, True, 5, (0.1,), 0.5, 3,
+                    "lookahead")
+
 
 @settings(max_examples=30, deadline=None)
 @given(st.lists(records, max_size=5))
@@ -148,16 +151,14 @@ def test_a_path_that_cannot_be_a_file_is_refused(tmp_path: Path) -> None:
 def test_a_file_another_program_holds_locked_is_one_error(
         stats_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("autoplay.stats.BUSY_SECONDS", 0.05)
-    game = GameRecord("simulator", 9, 9, 10, "standard", "safe", None, 1, True, 5, (0.1,),
-                      0.5, 3, "lookahead")
     with StatsStore(stats_path) as store:
-        store.record(game)
+        store.record(A_GAME)
         other = sqlite3.connect(stats_path, isolation_level=None)
         other.execute("BEGIN EXCLUSIVE")
         with pytest.raises(StatsError, match="cannot record a game in .*: database is locked"):
-            store.record(game)
+            store.record(A_GAME)
         other.execute("ROLLBACK")
-        store.record(game)  # the lock gone, it records again
+        store.record(A_GAME)  # the lock gone, it records again
         assert len(list(store.games())) == 2
         other.close()
     new = stats_path.with_name("new.sqlite3")  # not yet in WAL mode, where readers wait
@@ -174,11 +175,9 @@ def test_a_file_another_program_holds_locked_is_one_error(
     ("width", "nine", "width 'nine' is not a whole number"),
 ])
 def test_a_damaged_row_is_named(stats_path: Path, column: str, value: str, why: str) -> None:
-    game = GameRecord("simulator", 9, 9, 10, "standard", "safe", None, 1, True, 5, (0.1,),
-                      0.5, 3, "lookahead")
     with StatsStore(stats_path) as store:
-        store.record(game)
-        second = store.record(game)
+        store.record(A_GAME)
+        second = store.record(A_GAME)
     db = sqlite3.connect(stats_path)
     db.execute(f"UPDATE games SET {column} = ? WHERE id = ?", (value, second))
     db.commit()
