@@ -25,6 +25,12 @@ in order:
    cell (:data:`OUTSIDE_NEAR`), the cells touching no count (only the promising ones when
    there are many).
 
+   When a cell safer than the best candidate is safe in every layout where the candidate
+   is (so that opening the candidate would prove it safe, whatever it shows), that cell is
+   opened instead: it survives wherever the candidate would, and the candidate can still
+   follow. Secondary safety alone misses this, since it credits the candidate with the
+   proof.
+
 The counts are exact integers from :class:`~autoplay.odds.LayoutCounter`, which
 re-enumerates only the component each imagined number changes. Past the work bound, the
 lowest probability decides (:func:`autoplay.odds.lowest_probability_guess`, which logs its
@@ -272,10 +278,11 @@ def _secondary_safety(problem: Problem, counter: LayoutCounter, count: Count,
     candidates = _candidates(problem, mined, layouts)
     scores: dict[int, int] = {}
     dead: list[int] = []
+    clears: dict[int, set[int]] = {}
     for j in candidates:
         floor = max(scores.values(), default=0)
         try:
-            score = _score(problem, counter, j, mined, layouts, floor)
+            score = _score(problem, counter, j, mined, layouts, floor, clears)
         except _OutOfBudgetAhead:
             return None
         if score is None:
@@ -285,7 +292,12 @@ def _secondary_safety(problem: Problem, counter: LayoutCounter, count: Count,
     if not scores:
         return dead[0] if dead else candidates[0]
     top = max(scores.values())
-    return rng.choice([j for j, score in scores.items() if score == top])
+    choice = rng.choice([j for j, score in scores.items() if score == top])
+    # A safer cell that is safe wherever the choice is comes first (see the module docstring).
+    safer = [j for j in clears[choice] if mined[j] < mined[choice]]
+    if safer:
+        return min(safer, key=lambda j: (mined[j], unopened_around(problem.board, j), j))
+    return choice
 
 
 def _candidates(problem: Problem, mined: dict[int, int], layouts: int) -> list[int]:
@@ -334,9 +346,12 @@ class _OutOfBudgetAhead(Exception):
 
 
 def _score(problem: Problem, counter: LayoutCounter, cell: int, mined: dict[int, int],
-           layouts: int, floor: int) -> int | None:
+           layouts: int, floor: int, clears: dict[int, set[int]] | None = None) -> int | None:
     """Secondary safety of ``cell`` with its nudge, times sum(BLEND)·layouts·_NUDGE·layouts
-    (so exact in integers); None for a dead cell, -1 once it cannot reach ``floor``."""
+    (so exact in integers); None for a dead cell, -1 once it cannot reach ``floor``.
+
+    A complete count also puts in ``clears[cell]`` the other cells proven safe whatever
+    ``cell`` shows: those safe in every layout where it is."""
     safe = layouts - mined[cell]
     weight = sum(BLEND)
     if weight * safe * (_NUDGE * layouts + safe) < floor:
@@ -347,6 +362,7 @@ def _score(problem: Problem, counter: LayoutCounter, cell: int, mined: dict[int,
     unknown = sum(1 for j in around if board.states[j] == UNKNOWN)
     total = progress = 0
     left = safe
+    proven: set[int] | None = None
     for value in range(known, known + unknown + 1):
         try:
             after = counter.count(problem.with_count(cell, value))
@@ -356,12 +372,16 @@ def _score(problem: Problem, counter: LayoutCounter, cell: int, mined: dict[int,
             raise _OutOfBudgetAhead
         if after.layouts == safe:
             return None
+        shown_safe = {j for cells, m in after.groups if m == 0 for j in cells}
+        proven = shown_safe if proven is None else proven & shown_safe
         first, second = _two_safest(after, cell)
         total += weight * after.layouts - BLEND[0] * first - BLEND[1] * second
         progress += after.layouts if first == 0 else 0
         left -= after.layouts
         if (total + weight * left) * (_NUDGE * layouts + progress + left) < floor:
             return -1
+    if clears is not None:
+        clears[cell] = (proven or set()) - {cell}
     return total * (_NUDGE * layouts + progress)
 
 

@@ -11,7 +11,7 @@ from functools import cache
 import pytest
 
 from autoplay.board import Board, Cell, is_mine_like
-from autoplay.deduce import Problem, deduce
+from autoplay.deduce import Problem, deduce, find_layout
 from autoplay.errors import InconsistentBoard
 from autoplay.lookahead import (
     ALL_OUTSIDE,
@@ -248,6 +248,31 @@ def test_a_dead_cell_is_left_while_a_living_one_remains() -> None:
     assert secondary_safety(board, Cell(2, 1)) is not None
     guess = choose_guess(board, random.Random(0))
     assert guess.cell != dead and guess.reason == "secondary safety"
+
+
+def test_a_safer_cell_safe_wherever_the_pick_is_goes_first() -> None:
+    # Whatever (5, 6) shows, (5, 3) is then proven safe: so secondary safety rates (5, 6)
+    # above (5, 3). But (5, 3) is safe in every layout where (5, 6) is, and safer: opened
+    # first, it survives wherever (5, 6) would, and (5, 6) can still follow.
+    board = Board.parse("""mines: 10
+1........
+.........
+.........
+.........
+.........
+.........
+....112*2
+...2.1111
+.....1000""")
+    pick, safer = Cell(5, 6), Cell(5, 3)
+    odds = mine_probabilities(board).probabilities
+    assert odds[safer] < odds[pick] < Fraction(1, 20)
+    assert find_layout(board, safe=[pick], mines=[safer]) is None
+    assert find_layout(board, safe=[safer], mines=[pick]) is not None
+    pick_score, safer_score = secondary_safety(board, pick), secondary_safety(board, safer)
+    assert pick_score is not None and safer_score is not None and pick_score > safer_score
+    guess = choose_guess(board, random.Random(0))
+    assert guess.cell == safer and guess.reason == "secondary safety"
 
 
 def test_a_guess_needs_an_unknown_cell_and_a_board_some_layout_fits() -> None:
