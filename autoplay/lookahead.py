@@ -16,7 +16,8 @@ in order:
    survives this click and the next. For each number ``v`` the cell could show, the board
    is counted again with it shown, and its two safest cells s1 and s2 give
    ``P(shows v)·(4·s1 + s2)/5`` (:data:`BLEND`), summed over ``v``; a nudge of 0.1% times
-   the chance that a proven-safe cell follows breaks near-ties. A cell that can show only
+   the chance that a proven-safe cell follows breaks near-ties, and the cell farthest from
+   every opened cell wins a tie. A cell that can show only
    one number is *dead*: opening it tells nothing, so it can be left for later at no cost,
    and it is played only when every candidate is dead.
 
@@ -53,6 +54,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import partial
 
 from autoplay.board import MINE, UNKNOWN, Board, Cell, is_mine_like
 from autoplay.deduce import Problem
@@ -292,12 +294,24 @@ def _secondary_safety(problem: Problem, counter: LayoutCounter, count: Count,
     if not scores:
         return dead[0] if dead else candidates[0]
     top = max(scores.values())
-    choice = rng.choice([j for j, score in scores.items() if score == top])
+    tied = [j for j, score in scores.items() if score == top]
+    far = max(map(partial(_distance_to_opened, problem.board), tied))
+    choice = rng.choice([j for j in tied if _distance_to_opened(problem.board, j) == far])
     # A safer cell that is safe wherever the choice is comes first (see the module docstring).
     safer = [j for j in clears[choice] if mined[j] < mined[choice]]
     if safer:
         return min(safer, key=lambda j: (mined[j], unopened_around(problem.board, j), j))
     return choice
+
+
+def _distance_to_opened(board: Board, index: int) -> int:
+    """Rook steps (rows plus columns) from the cell at flat ``index`` to the nearest opened
+    cell (a tie-break: the farther a guess from what is known, the less its number repeats
+    it; the corner across from an opened corner is the farthest)."""
+    row, col = divmod(index, board.width)
+    return min((abs(row - r) + abs(col - c)
+                for i, state in enumerate(board.states) if state >= 0
+                for r, c in [divmod(i, board.width)]), default=0)
 
 
 def _candidates(problem: Problem, mined: dict[int, int], layouts: int) -> list[int]:
