@@ -11,7 +11,9 @@ in order:
    may help its neighbours, so one is opened at once;
 2. the *endgame*: when at most :data:`ENDGAME_LAYOUTS` layouts are left, they are listed and
    the game tree is searched for the click that wins in the most of them (not the one that
-   survives most: a click that survives but leaves a coin toss is worth half);
+   survives most: a click that survives but leaves a coin toss is worth half). A component
+   that is a game of its own, which nothing opened elsewhere can inform, is searched so on
+   its own layouts when they are few, however many the board has;
 3. *secondary safety*: among the cells nearly as safe as the safest, the one that best
    survives this click and the next. For each number ``v`` the cell could show, the board
    is counted again with it shown, and its two safest cells s1 and s2 give
@@ -124,6 +126,11 @@ def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDG
         move = endgame_move(problem, layouts, nodes=ENDGAME_NODES)
         if move is not None:
             return guess(move, "endgame search")
+    for cells, found in counter.isolated(problem, ENDGAME_LAYOUTS):
+        if any(0 < mined[j] < count.layouts for j in cells):
+            move = endgame_move(problem, found, cells=cells, nodes=ENDGAME_NODES)
+            if move is not None:
+                return guess(move, "endgame search")
     cell = _secondary_safety(problem, counter, count, mined, rng)
     if cell is None:
         return lowest_probability_guess(board, rng, budget=budget)
@@ -183,10 +190,13 @@ def forced_guess(problem: Problem, counter: LayoutCounter, mined: dict[int, int]
 
 
 def endgame_move(problem: Problem, layouts: Sequence[frozenset[int]], *,
+                 cells: Sequence[int] | None = None,
                  nodes: int = ENDGAME_NODES) -> int | None:
     """The unknown cell (flat index) to open that wins the most of ``layouts``, every layout
     of the board (each a set of mined cells), under the best play after it; None when the
-    search would visit more than ``nodes`` positions.
+    search would visit more than ``nodes`` positions. With ``cells``, a component that is
+    a game of its own (:meth:`~autoplay.odds.LayoutCounter.isolated`), the layouts are
+    those of its cells, and the game is that component's.
 
     A position is the set of layouts still possible. Its value is the number of them a
     player wins: all of them when every cell is settled; when a proven-safe cell would tell
@@ -196,7 +206,7 @@ def endgame_move(problem: Problem, layouts: Sequence[frozenset[int]], *,
     beat the best found.
     """
     board = problem.board
-    cells = problem.unknown
+    cells = problem.unknown if cells is None else cells
     bit = {j: 1 << k for k, j in enumerate(cells)}
     masks = [sum(bit[j] for j in layout) for layout in layouts]
     splits: list[tuple[int, int, dict[int, int]]] = []

@@ -190,6 +190,36 @@ class LayoutCounter:
         return [mines | frozenset(rest) for m, mines in partial if 0 <= left - m
                 for rest in itertools.combinations(problem.outside, left - m)]
 
+    def isolated(self, problem: Problem,
+                 limit: int) -> list[tuple[list[int], list[frozenset[int]]]]:
+        """The components that are games of their own, each as its cells (flat indices) and
+        its layouts (the mined cells of each), when it has at most ``limit`` of them.
+
+        A component is one when no unknown cell outside it touches its cells, so that nothing
+        opened elsewhere tells anything about it, and every layout of it holds the same
+        number of mines, so that the mine count does not tie it to the rest: then each of its
+        layouts is as likely as any other, whatever the rest holds.
+        """
+        board = problem.board
+        settled = problem.propagate()
+        found = []
+        for component in _components(problem.residue(settled), problem.unknown):
+            cells = {j for box in component.boxes for j in box}
+            if any(board.states[i] == UNKNOWN and i not in cells
+                   for j in cells for i in board.neighbour_indices(j)):
+                continue
+            try:
+                ways = self._tally(component, problem.mines_left).ways
+            except _OutOfBudget:
+                continue
+            if len(ways) != 1 or sum(ways.values()) > limit:
+                continue
+            layouts = [layout for _, counts in _assignments(component, next(iter(ways)),
+                                                            self.budget)
+                       for layout in _placements(component.boxes, counts)]
+            found.append((sorted(cells), layouts))
+        return found
+
     def sampler(self, problem: Problem) -> Callable[[random.Random], frozenset[int]] | None:
         """A function that draws a layout of ``problem`` (its mined cells among
         ``problem.unknown``) from the random stream it is given, every layout that fits
