@@ -392,7 +392,9 @@ def is_image(data: bytes) -> bool:
 def decode_image(data: bytes, name: str = "image") -> Image:
     """Decode an image file's bytes into a BGR array.
 
-    :raises UnreadableImage: when the bytes are not an image, or a damaged or cut-short one.
+    :raises UnreadableImage: when the bytes are not an image, or a damaged or cut-short one,
+        or one whose header claims more pixels than OpenCV decodes (a few bytes can claim
+        a gigapixel).
     """
     if not is_image(data):
         raise UnreadableImage(f"{name} is not an image (not PNG, JPEG, BMP, GIF, TIFF or "
@@ -401,6 +403,9 @@ def decode_image(data: bytes, name: str = "image") -> Image:
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
     try:
         image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error:
+        raise UnreadableImage(f"{name} cannot be decoded: it is damaged, or its header "
+                              f"claims more pixels than OpenCV decodes") from None
     finally:
         cv2.utils.logging.setLogLevel(level)
     if image is None:

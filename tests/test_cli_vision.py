@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import cv2
@@ -148,6 +150,27 @@ def test_a_truncated_image_is_one_error_line(tmp_path: Path) -> None:
         result = run(command, str(cut))
         assert (result.exit_code, result.stdout) == (1, "")
         assert result.stderr == f"Error: {cut} is a damaged or truncated image\n"
+
+
+def test_an_image_claiming_a_gigapixel_is_one_error_line(tmp_path: Path) -> None:
+    """68 bytes whose PNG header says 100000x100000: OpenCV refuses with an exception of its
+    own rather than by returning nothing."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+
+    bomb = tmp_path / "bomb.png"
+    bomb.write_bytes(b"\x89PNG\r\n\x1a\n"
+                     + chunk(b"IHDR", struct.pack(">IIBBBBB", 100_000, 100_000, 8, 2, 0, 0, 0))
+                     + chunk(b"IDAT", zlib.compress(bytes(16))) + chunk(b"IEND", b""))
+    board = tmp_path / "board.txt"
+    board.write_text("?1\n")
+    for args in (("read", str(bomb)), ("solve", str(bomb)),
+                 ("skin", "learn", str(bomb), "--board", str(board), "--name", "bomb")):
+        result = run(*args)
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr == (f"Error: {bomb} cannot be decoded: it is damaged, or its "
+                                 "header claims more pixels than OpenCV decodes\n")
 
 
 def test_a_file_that_is_not_an_image_is_one_error_line(tmp_path: Path) -> None:
