@@ -357,11 +357,14 @@ def _percent(probability: Fraction) -> str:
 def _render_odds(board: Board, odds: Odds) -> str:
     """Each unknown cell's mine probability, in percent, laid out as the board: plain text,
     so that a pipe or a narrow terminal gets every column whole. An opened cell shows as
-    ``-``, since its count would read as a probability."""
+    ``-``, since its count would read as a probability; 0 and 100 mean proven, so an odd
+    that only rounds to them shows as ``<1`` or ``>99``."""
     def text(cell: Cell) -> str:
         p = odds.probabilities.get(cell)
         if p is not None:
-            return f"{float(p) * 100:.0f}"
+            percent = round(float(p) * 100)
+            return ("<1" if percent == 0 < p else ">99" if percent == 100 and p < 1
+                    else str(percent))
         return "-" if board[cell] >= 0 else state_char(board[cell])
     return "\n".join(" ".join(f"{text(Cell(r, c)):>3}" for c in range(board.width))
                      for r in range(board.height))

@@ -237,6 +237,20 @@ def test_odds_of_a_wide_board_are_whole_through_a_pipe() -> None:
     assert out.splitlines()[-2:] == [" ".join([" 17"] * 30)] * 2
 
 
+@pytest.mark.parametrize(("mines", "shown"), [(1, "<1"), (249, ">99")])
+def test_odds_near_certain_do_not_read_as_proven(mines: int, shown: str) -> None:
+    """0.4% and 99.6% round to 0 and 100, which the grid keeps for proven cells."""
+    code, out, _ = run("solve", "--odds", "-", stdin=f"mines: {mines}\n" + "." * 250 + "\n")
+    assert code == 0
+    assert out.splitlines()[-1].split() == [shown] * 250
+
+
+def test_odds_of_proven_cells_are_0_and_100() -> None:
+    code, out, _ = run("solve", "--odds", "-", stdin="mines: 1\n1..\n")
+    assert code == 0
+    assert out.splitlines()[-1].split() == ["-", "100", "0"]
+
+
 def test_no_guess_is_offered_when_a_cell_is_safe() -> None:
     code, out, _ = run("solve", "--json", "-", stdin="1.1\n111\n...\n")
     assert code == 0 and "guess" not in json.loads(out)
