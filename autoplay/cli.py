@@ -8,7 +8,6 @@ Ctrl-C exits 130 with ``Interrupted``.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import logging
 import math
@@ -53,7 +52,7 @@ from autoplay.report import Comparison, Summary, compare, summarize
 from autoplay.report import plot as draw
 from autoplay.screen import Screen, ScreenGame, find_game
 from autoplay.screen import play_games as play_screen_games
-from autoplay.sim import PRESETS, Rules, SimConfig, play_games
+from autoplay.sim import PRESETS, Rules, SimConfig, check_fits, play_games
 from autoplay.stats import GameRecord, StatsStore, default_path
 
 
@@ -612,21 +611,23 @@ def _sim_config(preset: str | None, size: str | None, rules: Rules, first_click:
                                      param_hint="'--first-cell'")
         cell = Cell(*map(int, match.groups()))
     if preset is not None:
-        config = dataclasses.replace(PRESETS[preset], rules=rules, first_click=first_click)
+        width, height, mines = (getattr(PRESETS[preset], name)
+                                for name in ("width", "height", "mines"))
     else:
         match = _BOARD_SIZE.fullmatch(size or "")
         if match is None:
             raise click.BadParameter(f"expected WxH/M such as 30x16/99, got {size!r}",
                                      param_hint="'--board'")
         width, height, mines = map(int, match.groups())
-        try:
-            config = SimConfig(width, height, mines, rules, first_click)
+        try:  # with any first click: the board alone is at fault
+            check_fits(width, height, mines, first_click)
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="'--board'") from None
     try:
-        return dataclasses.replace(config, strategy=strategy, opening_cell=cell)
+        return SimConfig(width, height, mines, rules, first_click, strategy, cell)
     except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="'--first-cell'") from None
+        hint = "'--board'" if cell is None else "'--first-cell'"
+        raise click.BadParameter(str(error), param_hint=hint) from None
 
 
 @contextlib.contextmanager

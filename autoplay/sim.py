@@ -44,18 +44,28 @@ MAX_SIDE = 1000
 """The longest side the simulator plays: far past any real game, short of exhausting memory."""
 
 
-def check_fits(width: int, height: int, mines: int, first_click: FirstClick) -> None:
-    """Check that a board has room for its mines beside the cells its first click clears.
+def check_fits(width: int, height: int, mines: int, first_click: FirstClick,
+               first_cell: Cell | None = None) -> None:
+    """Check that a board has room for its mines beside the cells its first click clears:
+    the clicked cell, and with an opening its neighbours too, which depend on where it is
+    (without ``first_cell``, a corner's, the fewest).
 
     :raises ValueError: naming the board when it has not, or when it is too large to play.
     """
     if width > MAX_SIDE or height > MAX_SIDE:
         raise ValueError(f"a {width}x{height} board is larger than the simulator plays "
                          f"(at most {MAX_SIDE} cells a side)")
-    spare = 9 if first_click == "opening" else 1
-    if width < 1 or height < 1 or not 0 <= mines <= width * height - spare:
+    if width < 1 or height < 1:
+        raise ValueError(f"a {width}x{height} board has no cells")
+    clear = 1
+    if first_click == "opening":
+        row, col = (0, 0) if first_cell is None else first_cell
+        clear = ((min(row + 1, height - 1) - max(row - 1, 0) + 1)
+                 * (min(col + 1, width - 1) - max(col - 1, 0) + 1))
+    if not 0 <= mines <= width * height - clear:
+        where = "" if first_cell is None or clear == 1 else f" at {tuple(first_cell)}"
         raise ValueError(f"{mines} mines do not fit a {width}x{height} board with a "
-                         f"first click that is {first_click}")
+                         f"first click{where} that is {first_click}")
 
 
 class SimGame:
@@ -135,6 +145,8 @@ class SimGame:
         """The mines in force for the reveal of flat index ``start``: drawn at the first."""
         if self._mine_at is not None:
             return self._mine_at
+        check_fits(self.width, self.height, self.mines, self.first_click,
+                   self._empty.cell(start))
         keep_clear = set(self._first_click_clear(start))
         free = [i for i in range(self.width * self.height) if i not in keep_clear]
         mine_at = [False] * (self.width * self.height)
@@ -210,12 +222,12 @@ class SimConfig:
     (:func:`~autoplay.player.first_click_cell`): to measure other first clicks."""
 
     def __post_init__(self) -> None:
-        check_fits(self.width, self.height, self.mines, self.first_click)
         if self.opening_cell is not None and not (
                 0 <= self.opening_cell.row < self.height
                 and 0 <= self.opening_cell.col < self.width):
             raise ValueError(f"the first click {tuple(self.opening_cell)} is outside the "
                              f"{self.width}x{self.height} board")
+        check_fits(self.width, self.height, self.mines, self.first_click, self.first_cell)
 
     @property
     def first_cell(self) -> Cell:

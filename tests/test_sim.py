@@ -102,6 +102,28 @@ def test_a_config_must_leave_room_for_its_first_click() -> None:
     assert PRESETS["expert"] == SimConfig(30, 16, 99)
 
 
+@pytest.mark.parametrize(("size", "first_cell"), [
+    ("1x1/0", None), ("2x2/0", None), ("3x1/0", None), ("4x4/12", "0,0"), ("3x2/1", "0,0")])
+def test_an_opening_first_click_clears_only_the_cells_around_it(
+        size: str, first_cell: str | None, stats_path: Path) -> None:
+    """A corner or edge clears fewer than nine cells, so these boards have room."""
+    where = [] if first_cell is None else ["--first-cell", first_cell]
+    result = CliRunner().invoke(cli, ["sim", "--board", size, "--first-click", "opening",
+                                      *where, "--games", "3", "--workers", "1", "--quiet",
+                                      "--db", str(stats_path)], prog_name="autoplay")
+    assert result.exit_code == 0, result.output
+    assert len(_games(stats_path)) == 3
+
+
+def test_a_game_refuses_a_first_click_that_leaves_no_room() -> None:
+    game = SimGame(3, 3, 5, rng=random.Random(0), first_click="opening")
+    with pytest.raises(ValueError, match="5 mines do not fit a 3x3 board with a first click "
+                                         r"at \(1, 1\) that is opening"):
+        game.reveal(Cell(1, 1))
+    game.reveal(Cell(0, 0))
+    assert game.outcome == "won"
+
+
 def _same_game(a: GameRecord, b: GameRecord) -> bool:
     """The same game, leaving out how long it took."""
     return (a.seed, a.won, a.clicks, a.guesses, a.three_bv) == (
@@ -197,7 +219,14 @@ def _games(path: Path) -> list[GameRecord]:
                           "30x16/99, got '9x9'")),
     (["--board", "3x3/1", "--first-click", "opening"],
      ("Error: Invalid value for '--board': 1 mines do not fit a 3x3 board with a first "
+      "click at (1, 1) that is opening")),
+    (["--board", "4x4/12", "--first-click", "opening", "--first-cell", "1,1"],
+     ("Error: Invalid value for '--first-cell': 12 mines do not fit a 4x4 board with a "
+      "first click at (1, 1) that is opening")),
+    (["--board", "4x4/13", "--first-click", "opening", "--first-cell", "0,0"],
+     ("Error: Invalid value for '--board': 13 mines do not fit a 4x4 board with a first "
       "click that is opening")),
+    (["--board", "0x5/0"], "Error: Invalid value for '--board': a 0x5 board has no cells"),
     (["--board", "100000x100000/10"], (
         "Error: Invalid value for '--board': a 100000x100000 board is larger than the "
         "simulator plays (at most 1000 cells a side)")),
