@@ -258,9 +258,11 @@ def _record_of(source: str, width: int, height: int, mines: int | None, rules: s
                three_bv: int | None, strategy: str, finished: str) -> GameRecord:
     """A row as a record; ValueError or TypeError when a field is not what was written."""
     for name, value in (("width", width), ("height", height), ("mines", mines),
-                        ("clicks", clicks)):
-        if not isinstance(value, int) and not (name == "mines" and value is None):
+                        ("clicks", clicks), ("three_bv", three_bv)):
+        if not isinstance(value, int) and not (name in ("mines", "three_bv") and value is None):
             raise TypeError(f"{name} {value!r} is not a whole number")
+    if not isinstance(seconds, int | float):
+        raise TypeError(f"seconds {seconds!r} is not a number")
     odds = json.loads(guesses)
     if not isinstance(odds, list) or not all(isinstance(p, int | float) for p in odds):
         raise TypeError(f"guess odds {guesses!r} are not a list of numbers")

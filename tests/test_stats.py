@@ -173,6 +173,8 @@ def test_a_file_another_program_holds_locked_is_one_error(
     ("guess_probabilities", "not json", "Expecting value"),
     ("guess_probabilities", '{"a": 1}', "not a list of numbers"),
     ("width", "nine", "width 'nine' is not a whole number"),
+    ("seconds", "x", "seconds 'x' is not a number"),
+    ("three_bv", "y", "three_bv 'y' is not a whole number"),
 ])
 def test_a_damaged_row_is_named(stats_path: Path, column: str, value: str, why: str) -> None:
     with StatsStore(stats_path) as store:
