@@ -238,17 +238,37 @@ def _split_count(source: str | None, count: str | None) -> tuple[str, int | None
     return source, None if count is None else int(count)
 
 
+MAX_INPUT = 256 << 20
+"""The most bytes read from an input file: more than any screenshot of 40 megapixels
+(:data:`autoplay.locate.MAX_PIXELS`) takes, and a bound on ``/dev/zero`` and the like."""
+MAX_TEXT = 2 << 20
+"""The most bytes of a text input: a board of 1000 x 1000 cells, which takes Z3 seconds
+and a gigabyte or more."""
+
+
 def _read_bytes(source: str) -> bytes:
-    if source == "-":
-        return sys.stdin.buffer.read()
     try:
-        with open(source, "rb") as handle:
-            return handle.read()
+        if source == "-":
+            data = sys.stdin.buffer.read(MAX_INPUT + 1)
+        else:
+            with open(source, "rb") as handle:
+                data = handle.read(MAX_INPUT + 1)
     except OSError as error:
         raise click.ClickException(f"cannot read {source}: {error.strerror}") from None
+    if len(data) > MAX_INPUT:
+        raise click.ClickException(f"{_input_name(source)} is larger than "
+                                   f"{MAX_INPUT >> 20} MiB")
+    return data
+
+
+def _input_name(source: str) -> str:
+    return "standard input" if source == "-" else source
 
 
 def _decode_text(data: bytes, source: str) -> str:
+    if len(data) > MAX_TEXT:
+        raise click.ClickException(f"{_input_name(source)} is larger than {MAX_TEXT >> 20} MiB, "
+                                   f"too large for a board or clues")
     try:
         return data.decode("utf-8-sig")  # the byte order mark some editors write is no cell
     except UnicodeDecodeError:

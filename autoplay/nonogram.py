@@ -59,6 +59,9 @@ FILLED = "\u25fc"
 EMPTY = "\u25fb"
 """◻, an empty cell."""
 
+MAX_SIDE = 200
+"""The most rows, and the most columns, a nonogram may have: the solver's memory grows with
+the cells, past a gigabyte for 500 x 500 clues that allow many grids."""
 _HEADER = re.compile(r"\s*(rows|columns)\s*:\s*$", re.IGNORECASE)
 _NUMBERS = re.compile(r"[0-9]+(\s+[0-9]+)*")
 _STRIPE = {"rows": "row", "columns": "column"}
@@ -129,6 +132,9 @@ class Clues:
             if not section:
                 raise NonogramFormatError(f"line {headers[kind]}: the '{kind}:' section has "
                                           f"no clue lines")
+            if len(section) > MAX_SIDE:
+                raise NonogramFormatError(f"line {headers[kind]}: {len(section)} {kind}, more "
+                                          f"than the {MAX_SIDE} this solver takes")
             clues[kind] = tuple(_parse_clue(number, line) for number, line in section)
             lines[stripe] = [number for number, _ in section]
         # Checked here first so that the message names the line; __post_init__ then passes.

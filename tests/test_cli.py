@@ -251,6 +251,23 @@ def test_odds_of_proven_cells_are_0_and_100() -> None:
     assert out.splitlines()[-1].split() == ["-", "100", "0"]
 
 
+def test_a_text_input_too_large_for_a_board_is_one_error_line(tmp_path: Path) -> None:
+    big = tmp_path / "big.txt"
+    big.write_text("." * (2 << 20) + "\n")
+    for command in ("solve", "nonogram"):
+        code, out, err = run(command, str(big))
+        assert (code, out) == (1, "")
+        assert err == f"Error: {big} is larger than 2 MiB, too large for a board or clues\n"
+
+
+def test_input_is_read_no_further_than_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """/dev/zero never ends: reading stops one byte past the bound (256 MiB; here 1 MiB)."""
+    monkeypatch.setattr("autoplay.cli.MAX_INPUT", 1 << 20)
+    for command in ("solve", "read", "nonogram"):
+        code, out, err = run(command, "/dev/zero")
+        assert (code, out, err) == (1, "", "Error: /dev/zero is larger than 1 MiB\n")
+
+
 def test_no_guess_is_offered_when_a_cell_is_safe() -> None:
     code, out, _ = run("solve", "--json", "-", stdin="1.1\n111\n...\n")
     assert code == 0 and "guess" not in json.loads(out)

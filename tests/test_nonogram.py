@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from autoplay.bench import SEED_001_NONOGRAM, nonogram_suite
 from autoplay.cli import cli
 from autoplay.errors import NonogramFormatError
-from autoplay.nonogram import EMPTY, FILLED, Clues, Grid, solutions, solve
+from autoplay.nonogram import EMPTY, FILLED, MAX_SIDE, Clues, Grid, solutions, solve
 
 ARTICLE = Path(__file__).parent.parent / "fixtures" / "nonograms" / "article-20x20.txt"
 
@@ -101,6 +101,15 @@ def test_an_empty_line_is_an_empty_stripe_unless_it_ends_its_section() -> None:
     assert clues.rows == ((1,), (), (1,))
     assert clues.columns == ((1, 1),)
     assert Clues.parse("rows:\n1\n0\ncolumns:\n1\n").rows == ((1,), ())
+
+
+def test_more_rows_than_the_solver_takes_are_refused() -> None:
+    side = "\n".join(["1"] * (MAX_SIDE + 1))
+    with pytest.raises(NonogramFormatError, match=rf"^line 1: {MAX_SIDE + 1} rows, more than "
+                                                  rf"the {MAX_SIDE} this solver takes$"):
+        Clues.parse(f"rows:\n{side}\ncolumns:\n{side}\n")
+    side = "\n".join(["1"] * MAX_SIDE)
+    assert Clues.parse(f"rows:\n{side}\ncolumns:\n{side}\n").width == MAX_SIDE
 
 
 def test_clues_built_in_code_are_checked_too() -> None:
