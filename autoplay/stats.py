@@ -163,7 +163,11 @@ class StatsStore:
             # Autocommit: each game's INSERT is a transaction of its own, committed at once.
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
         except (OSError, sqlite3.Error) as error:
-            reason = error.strerror if isinstance(error, OSError) else error
+            if isinstance(error, FileExistsError | NotADirectoryError):
+                file = next((p for p in self.path.parents if p.is_file()), self.path.parent)
+                reason = f"{file} is a file, not a folder"
+            else:
+                reason = str(error.strerror if isinstance(error, OSError) else error)
             raise StatsError(f"cannot open statistics file {str(path)!r}: {reason}") from None
         try:
             self._migrate()

@@ -169,6 +169,15 @@ def test_a_file_another_program_holds_locked_is_one_error(
     other.close()
 
 
+@pytest.mark.parametrize("inside", ["x.sqlite3", "deeper/x.sqlite3"])
+def test_a_file_where_the_folder_would_be_is_named(tmp_path: Path, inside: str) -> None:
+    (tmp_path / "notes.txt").write_text("not a folder")
+    path = tmp_path / "notes.txt" / inside
+    with pytest.raises(StatsError, match=f"cannot open statistics file .*: {tmp_path}/notes.txt "
+                                         "is a file, not a folder$"):
+        StatsStore(path)
+
+
 @pytest.mark.parametrize(("column", "value", "why"), [
     ("guess_probabilities", "not json", "Expecting value"),
     ("guess_probabilities", '{"a": 1}', "not a list of numbers"),
