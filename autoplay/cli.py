@@ -242,8 +242,8 @@ MAX_INPUT = 256 << 20
 """The most bytes read from an input file: more than any screenshot of 40 megapixels
 (:data:`autoplay.locate.MAX_PIXELS`) takes, and a bound on ``/dev/zero`` and the like."""
 MAX_TEXT = 2 << 20
-"""The most bytes of a text input: a board of 1000 x 1000 cells, which takes Z3 seconds
-and a gigabyte or more."""
+"""The most bytes of a text input: room for a board of 1000 x 1000 cells (the simulator's
+largest), which already takes seconds and a gigabyte or more."""
 
 
 def _read_bytes(source: str) -> bytes:
@@ -631,8 +631,8 @@ def _sim_config(preset: str | None, size: str | None, rules: Rules, first_click:
                                      param_hint="'--first-cell'")
         cell = Cell(*map(int, match.groups()))
     if preset is not None:
-        width, height, mines = (getattr(PRESETS[preset], name)
-                                for name in ("width", "height", "mines"))
+        chosen = PRESETS[preset]
+        width, height, mines = chosen.width, chosen.height, chosen.mines
     else:
         match = _BOARD_SIZE.fullmatch(size or "")
         if match is None:

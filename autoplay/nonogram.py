@@ -62,6 +62,7 @@ EMPTY = "\u25fb"
 MAX_SIDE = 200
 """The most rows, and the most columns, a nonogram may have: the solver's memory grows with
 the cells, past a gigabyte for 500 x 500 clues that allow many grids."""
+
 _HEADER = re.compile(r"\s*(rows|columns)\s*:\s*$", re.IGNORECASE)
 _NUMBERS = re.compile(r"[0-9]+(\s+[0-9]+)*")
 _STRIPE = {"rows": "row", "columns": "column"}
