@@ -639,7 +639,7 @@ def _sim_config(preset: str | None, size: str | None, rules: Rules, first_click:
             raise click.BadParameter(f"expected WxH/M such as 30x16/99, got {size!r}",
                                      param_hint="'--board'")
         width, height, mines = map(int, match.groups())
-        try:  # with any first click: the board alone is at fault
+        try:  # even the first click that clears the fewest cells: the board is at fault
             check_fits(width, height, mines, first_click)
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="'--board'") from None

@@ -29,6 +29,7 @@ from autoplay.board import (
     WRONG_FLAG,
     Board,
     Cell,
+    neighbour_table,
     three_bv,
 )
 from autoplay.deduce import deduce, find_layout
@@ -60,8 +61,7 @@ def check_fits(width: int, height: int, mines: int, first_click: FirstClick,
     clear = 1
     if first_click == "opening":
         row, col = (0, 0) if first_cell is None else first_cell
-        clear = ((min(row + 1, height - 1) - max(row - 1, 0) + 1)
-                 * (min(col + 1, width - 1) - max(col - 1, 0) + 1))
+        clear += len(neighbour_table(width, height)[row * width + col])
     if not 0 <= mines <= width * height - clear:
         where = "" if first_cell is None or clear == 1 else f" at {tuple(first_cell)}"
         raise ValueError(f"{mines} mines do not fit a {width}x{height} board with a "
