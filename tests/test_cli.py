@@ -30,6 +30,15 @@ def test_solve_marks_safe_cells_and_mines() -> None:
                    "3 safe (+), 1 mine (!), 0 not determined, of 4 unopened cells\n")
 
 
+def test_solve_keeps_each_row_of_a_wide_board_on_one_line() -> None:
+    """A pipe is 80 columns to rich: rows and the guess's sentence must not be folded."""
+    code, out, _ = run("solve", "-", stdin=f"mines: 2\n1{'?' * 119}\n{'?' * 120}\n")
+    lines = out.splitlines()
+    assert code == 0 and lines[:2] == ["1" + "." * 119, "." * 120] and len(lines) == 4
+    assert re.fullmatch(r"nothing is proven safe: the best guess is \(\d, \d+\), a mine with "
+                        r"probability \d+\.\d% \(forced guess: .* costs nothing\)", lines[3])
+
+
 def test_solve_json_has_the_documented_shape() -> None:
     board = ROOT / "fixtures" / "boards" / "article-24x20.txt"
     code, out, _ = run("solve", "--json", str(board))
