@@ -2,7 +2,8 @@
 sim``, changes only the constants asked for, in every worker, and records the runs so that
 ``autoplay stats`` pairs them; ``tools/first_guess.py`` forces the first guess on the deals
 whose first click shows a number; ``tools/rollout.py`` plays the player's later guesses
-again from layouts drawn for their positions."""
+again from layouts drawn for their positions; ``tools/solver_checks.py`` counts the
+deducer's Z3 checks under each phase setting."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from pytest import approx
 
+from autoplay.bench import SEED_003_BOARD
 from autoplay.board import UNKNOWN, Board, Cell
 from autoplay.deduce import deduce
 from autoplay.lookahead import NEAR
@@ -22,7 +24,7 @@ from autoplay.odds import mine_probabilities
 from autoplay.report import compare
 from autoplay.sim import PRESETS, deal, game_seed, play_sim
 from autoplay.stats import GameRecord, StatsStore
-from tools import rollout
+from tools import rollout, solver_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -180,3 +182,14 @@ def test_rollout_writes_each_position_and_sums_the_gain(tmp_path: Path) -> None:
     assert second == approx(100 * sum(row[1].count("1") / 8 - row[0].count("1") / 8
                                       for row in (r["wins"] for r in records)
                                       if len(row) > 1) / 30)
+
+
+def test_solver_checks_counts_each_check_under_the_phase_asked_for() -> None:
+    article = [Board.parse(SEED_003_BOARD)]
+    assert solver_checks.checks([Board.parse("0.\n..")], "random") == 0  # no Z3 needed
+    random_phase, caching = (solver_checks.checks(article, phase) for phase in ("random",
+                                                                                "caching"))
+    assert 0 < random_phase < caching
+    with solver_checks.counted("random") as calls:
+        pass
+    assert calls == [0] and solver_checks.checks(article, "random") == random_phase
