@@ -436,6 +436,8 @@ class ScreenGame:
         """The statistics store's record of a game played here (3BV when the end showed
         the layout)."""
         layout = layout_shown(result.board, self._outcome, self.playbook)
+        if layout is not None and self.mines is not None and len(layout) != self.mines:
+            layout = None  # some mine not shown, or not read (a loss's cells need not be)
         width, height = self.geometry.cols, self.geometry.rows
         record = GameRecord.of(
             result, source=f"desktop/{self.skin.name}", width=width, height=height,
@@ -512,7 +514,7 @@ class ScreenGame:
         if self._idle >= 2:
             raise WindowLost(f"two clicks on the {self.skin.name} board changed nothing: "
                              f"is the game paused, covered or not responding?")
-        self._look(frame)
+        self._look(frame, cell if button == "left" else None)
         if self.on_frame is not None:
             self.on_frame(self._frame, False)
         if self.speed:
@@ -551,20 +553,22 @@ class ScreenGame:
         else:
             self.screen.move(max(x0 - round(self.geometry.pitch_x / 2), 1), (y0 + y1) // 2)
 
-    def _look(self, frame: Image) -> None:
-        """Read ``frame``; make sure it is the same game, found again if it moved; then
-        judge the game and, if it ended, wait for its end to be shown."""
+    def _look(self, frame: Image, opened: Cell | None = None) -> None:
+        """Read ``frame``, the answer to opening ``opened`` if given; make sure it is the same
+        game, found again if it moved; then judge the game and, if it ended, wait for its
+        end to be shown."""
         reading = self._read(frame)
         if not reading.is_complete():
             # An animation (a board flashing at the end) or a window in the way: wait.
             frame = self._settled(frame)
             reading = self._read(frame)
-        if not reading.is_complete() or not _same_game(self._board, reading.board):
+        if not _lost_at(self._board, reading.board, opened) and (
+                not reading.is_complete() or not _same_game(self._board, reading.board)):
             if self._dialog_shown():
                 self._outcome = "won"
                 self._finish()
                 return
-            frame, reading = self._relocate()
+            frame, reading = self._relocate(opened)
         self._frame, self._board = frame, reading.board.with_mines(self.mines)
         self._outcome = judge(self._board)
         if self._outcome != "playing":
@@ -579,8 +583,9 @@ class ScreenGame:
                 break
         return frame
 
-    def _relocate(self) -> tuple[Image, Reading]:
-        """The board found again in the search area: moved, it is played where it is.
+    def _relocate(self, opened: Cell | None) -> tuple[Image, Reading]:
+        """The board found again in the search area: moved, it is played where it is
+        (``opened``: the cell just opened, as for :func:`_lost_at`).
 
         :raises WindowLost: when it is not there, or is another board.
         :raises UnknownCells: when it is there and the same, with cells not recognised.
@@ -602,6 +607,8 @@ class ScreenGame:
         self.geometry = moved
         frame = self._settled(self._grab())
         again = self._read(frame)
+        if _lost_at(self._board, again.board, opened):
+            return frame, again
         if not _same_game(self._board, again.board):
             raise WindowLost(f"the {self.skin.name} board changed under the bot (an opened "
                              f"cell shows another count: another game, or a misread): stopped")
@@ -690,6 +697,19 @@ def _same_game(before: Board, now: Board) -> bool:
     cell showing the count it showed."""
     return (before.width, before.height) == (now.width, now.height) and all(
         b < 0 or b == n for b, n in zip(before.states, now.states))
+
+
+def _lost_at(before: Board, now: Board, opened: Cell | None) -> bool:
+    """True when ``now`` is ``before`` with the mine gone off under ``opened``, the cell
+    just opened. The game is over, and a game may draw over every opened cell then
+    (xbomb's green lines, through which a 5 can read as a 0, or as nothing): the other
+    cells need not match, nor be recognised.
+
+    >>> _lost_at(Board.parse("1."), Board.parse("0X"), Cell(0, 1))
+    True
+    """
+    return (opened is not None and (before.width, before.height) == (now.width, now.height)
+            and before[opened] == UNKNOWN and now[opened] == EXPLODED)
 
 
 def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int | None = None,

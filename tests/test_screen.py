@@ -34,6 +34,8 @@ from autoplay.screen import (
     Screen,
     ScreenGame,
     StatusText,
+    _lost_at,
+    _same_game,
     find_game,
     judge,
     layout_shown,
@@ -279,6 +281,60 @@ def test_the_board_tells_the_end() -> None:
     assert judge(Board.parse("mines: 2\n1F\n.2")) == "won"
     assert judge(Board.parse("mines: 3\n1F\n.2")) == "playing"
     assert judge(Board.parse("1X\n..")) == "lost"
+
+
+# An xbomb expert game as the bot saw it before its guess at (0, 29), and as xbomb drew it
+# once that mine went off: the whole board uncovered, green lines over the opened cells,
+# and the 5 at (13, 6) read as a 0 through them.
+XBOMB_BEFORE_LOSS = """\
+00000012210001.1001.2.........
+0001111..101132200112.........
+1111.2222112.4.2011112........
+2.212.21001.4..312.22.........
+2.2012.10012.333.212..........
+111112111222111.21023.........
+1111.2123..200111001.2........
+1.2212.2...2000112122.........
+12.1012444321002.4.22.........
+0222112..43.1002..............
+01.23.44...332223.............
+133....43322..3.2.............
+........20124.312.............
+....335.301.21101.............
+.....12.201110012.............
+.....11110000001.............."""
+XBOMB_LOST = """\
+00000012210001*1001*2*102**2**
+0001111**1011322001122223*4443
+1111*2222112*4*2011112*2*33**1
+2*212*21001*4**312*22*332*3342
+2*2012*10012*333*212*4*2212*2*
+111112111222111*21023X3*112221
+1111*2123**200111001*22122*100
+1*2212*2***20001121222112*2211
+12*1012444321002*4*22*11*211*1
+0222112**43*1002**3*2222110111
+01*23*44***33222322112*2000011
+1334***43322**3*211013*200001*
+*2**4***20124*312*213*32111121
+2333330*301*2110112*5*31*11*10
+2*21*12*201110012333**31111121
+2*21111110000001***23*2000001*"""
+
+
+def test_a_mine_going_off_where_the_bot_clicked_ends_the_same_game() -> None:
+    """Only the loss excuses an opened cell read with another count, and only when the
+    mine went off in the cell just opened: otherwise the board is another game."""
+    before, lost = Board.parse(XBOMB_BEFORE_LOSS), Board.parse(XBOMB_LOST)
+    assert (before[Cell(13, 6)], lost[Cell(13, 6)], lost[Cell(5, 21)]) == (5, 0, EXPLODED)
+    assert not _same_game(before, lost)
+    assert _lost_at(before, lost, Cell(5, 21))
+    assert _lost_at(before, lost.with_states({Cell(13, 6): UNKNOWN}), Cell(5, 21))  # unread
+    assert not _lost_at(before, lost, None)
+    assert not _lost_at(before, lost, Cell(0, 29))  # not where the mine went off
+    assert not _lost_at(before, lost.with_states({Cell(5, 21): UNKNOWN}), Cell(5, 21))
+    assert not _lost_at(lost, lost, Cell(5, 21))  # it had gone off before
+    assert not _lost_at(Board.parse("1."), Board.parse("0X\n.."), Cell(0, 1))  # size
 
 
 def consistent(board: Board, mines: frozenset[Cell]) -> bool:
