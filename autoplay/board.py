@@ -57,7 +57,15 @@ _CHAR_OF_STATE = {UNKNOWN: ".", FLAG: "F", MINE: "*", EXPLODED: "X", WRONG_FLAG:
 _STATE_OF_CHAR = {".": UNKNOWN, "_": UNKNOWN, "?": UNKNOWN, "F": FLAG, "*": MINE,
                   "X": EXPLODED, "W": WRONG_FLAG}
 _STATE_OF_CHAR.update({str(n): n for n in range(10)})
-_MINES_LINE = re.compile(r"mines\s*[:=]\s*(\S*)\s*$", re.IGNORECASE)
+_MINES_LINE = re.compile(r"mines\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")
+"""A mine count as written: ASCII digits (``str.isdigit`` takes '²' too, which ``int``
+refuses), few enough for any board, and for ``int``'s bound on the digits it converts."""
+
+
+def _shortened(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters for an error line, marked where it was cut."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class Cell(NamedTuple):
@@ -149,9 +157,10 @@ class Board:
             if header:
                 if rows or header_mines is not None:
                     raise BoardFormatError(f"line {number}: 'mines:' must be the first line")
-                if not header.group(1).isdigit():
+                if not _WHOLE_NUMBER.fullmatch(header.group(1)):
                     raise BoardFormatError(f"line {number}: the mine count must be a whole "
-                                           f"number: {line.strip()!r}")
+                                           f"number of at most 18 digits: "
+                                           f"{_shortened(line.strip())!r}")
                 header_mines = int(header.group(1))
                 continue
             row: list[int] = []

@@ -228,14 +228,15 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
 
 def _split_count(source: str | None, count: str | None) -> tuple[str, int | None]:
     """Read ``--count FILE`` as a count with the default limit, not as a limit named FILE."""
-    if count is not None and not count.isdigit():
+    if count is not None and not re.fullmatch(r"[0-9]+", count):
         if source is not None:
             raise click.BadParameter(f"{count!r} is not a whole number", param_hint="'--count'")
         source, count = count, str(_DEFAULT_COUNT_LIMIT)
     if source is None:
         raise click.UsageError("Missing argument 'SOURCE'.")
-    if count is not None and int(count) < 1:
-        raise click.BadParameter("the limit must be at least 1", param_hint="'--count'")
+    if count is not None and (len(count) > 18 or int(count) < 1):
+        raise click.BadParameter("the limit must be at least 1, with at most 18 digits",
+                                 param_hint="'--count'")
     return source, None if count is None else int(count)
 
 
@@ -292,8 +293,8 @@ def _read_screenshot(data: bytes, source: str, skin_name: str | None, allow_unkn
     image = _decode_image(data, source)
     reading = locate.read_screenshot(image, vision.load_skins(skin_name))
     if reading.unrecognized and not allow_unknown:
-        raise UnknownCells(f"{len(reading.unrecognized)} cells of {source} not recognised "
-                           f"(--allow-unknown takes them as unopened): "
+        raise UnknownCells(f"{len(reading.unrecognized)} cells of {_input_name(source)} not "
+                           f"recognised (--allow-unknown takes them as unopened): "
                            f"{vision.describe(reading)}", reading)
     return image, reading
 
@@ -306,7 +307,7 @@ def _decode_image(data: bytes, source: str) -> vision.Image:
     try:
         with open(os.devnull, "wb") as null:
             os.dup2(null.fileno(), 2)
-        return vision.decode_image(data, source)
+        return vision.decode_image(data, _input_name(source))
     finally:
         os.dup2(saved, 2)
         os.close(saved)

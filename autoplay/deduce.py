@@ -122,7 +122,11 @@ class Problem:
         self.mines_left: int | None = None
         if board.mines is not None:
             self.mines_left = board.mines - len(mine_like)
-            if not 0 <= self.mines_left <= len(self.unknown):
+            if self.mines_left < 0:
+                raise InconsistentBoard(f"no mine layout fits this board with {board.mines} "
+                                        f"mines: it shows {len(mine_like)} flags and mines "
+                                        f"already")
+            if self.mines_left > len(self.unknown):
                 raise InconsistentBoard(f"no mine layout fits this board with {board.mines} "
                                         f"mines: {self.mines_left} would be left for "
                                         f"{len(self.unknown)} unopened cells")
@@ -474,9 +478,14 @@ class _Backbone:
         return self._check(solver, [guard])
 
     def _settle_outside_alone(self, mines_left: int, outside: int) -> None:
-        if not 0 <= mines_left <= outside:
+        if mines_left < 0:
             raise InconsistentBoard(f"no mine layout fits this board and its mine count: "
-                                    f"{mines_left} mines would be left for {outside} cells")
+                                    f"its counts need more mines than it has "
+                                    f"({-mines_left} more)")
+        if mines_left > outside:
+            raise InconsistentBoard(f"no mine layout fits this board and its mine count: "
+                                    f"{mines_left} mines would be left for the {outside} "
+                                    f"cells that touch no count")
         if outside and mines_left == 0:
             self.outside = False
         elif outside and mines_left == outside:

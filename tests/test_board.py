@@ -71,7 +71,14 @@ def test_the_prolog_articles_format_parses() -> None:
     ("...\n.x.\n", "line 2, column 2: unknown cell character 'x' in '.x.'"),
     ("..\n9.\n", ("line 2, column 1: count 9 is larger than the cell's 3 neighbours, "
                   "so no mine layout fits")),
-    ("mines: x\n..", "line 1: the mine count must be a whole number: 'mines: x'"),
+    ("mines: x\n..", ("line 1: the mine count must be a whole number of at most 18 digits: "
+                     "'mines: x'")),
+    ("mines: 1 2\n..", ("line 1: the mine count must be a whole number of at most 18 digits: "
+                       "'mines: 1 2'")),
+    ("mines: \u00b2\n..", ("line 1: the mine count must be a whole number of at most 18 "
+                           "digits: 'mines: \u00b2'")),
+    (f"mines: {'9' * 5000}\n..", ("line 1: the mine count must be a whole number of at most "
+                                 f"18 digits: 'mines: {'9' * 53}...'")),
     ("..\nmines: 3", "line 2: 'mines:' must be the first line"),
 ])
 def test_format_errors_name_the_line_and_column(text: str, message: str) -> None:

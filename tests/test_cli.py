@@ -141,6 +141,10 @@ def test_count_decides_uniqueness() -> None:
 def test_count_limit_must_be_a_number() -> None:
     code, _, err = run("solve", "--count", "x", "y")
     assert code == 2 and "'x' is not a whole number" in err
+    code, _, err = run("solve", "--count", "\u00b2", "y")  # a digit to str.isdigit, not to int
+    assert code == 2 and "'\u00b2' is not a whole number" in err
+    code, _, err = run("solve", "--count", "9" * 5000, "y")
+    assert code == 2 and "the limit must be at least 1, with at most 18 digits" in err
 
 
 def test_bench_json_reports_medians_and_ratios() -> None:

@@ -182,6 +182,9 @@ def test_a_file_that_is_not_an_image_is_one_error_line(tmp_path: Path) -> None:
                              "or WebP data)\n")
     result = run("solve", str(data))
     assert result.stderr == f"Error: {data} is not a text file (not UTF-8)\n"
+    result = CliRunner().invoke(cli, ["read", "-"], input=b"hello", prog_name="autoplay")
+    assert result.stderr == ("Error: standard input is not an image (not PNG, JPEG, BMP, GIF, "
+                             "TIFF or WebP data)\n")
 
 
 def test_an_image_without_a_board_is_one_error_line(tmp_path: Path) -> None:

@@ -185,6 +185,22 @@ def test_inconsistent_boards_are_reported(text: str) -> None:
         deduce(Board.parse(text))
 
 
+@pytest.mark.parametrize(("text", "message"), [
+    ("mines: 0\n1?", ("no mine layout fits this board and its mine count: its counts need more "
+                     "mines than it has (1 more)")),
+    ("mines: 3\n0.\n..", ("no mine layout fits this board and its mine count: 3 mines would be "
+                         "left for the 0 cells that touch no count")),
+    ("mines: 1\nFF\n..", ("no mine layout fits this board with 1 mines: it shows 2 flags and "
+                         "mines already")),
+    ("mines: 5\n1.\n..", ("no mine layout fits this board with 5 mines: 5 would be left for 3 "
+                         "unopened cells")),
+])
+def test_a_mine_count_that_cannot_be_says_which_way_it_is_wrong(text: str, message: str) -> None:
+    with pytest.raises(InconsistentBoard) as error:
+        deduce(Board.parse(text))
+    assert str(error.value) == message
+
+
 def test_the_total_count_settles_cells_that_touch_no_count(board: Callable[[str], Board]) -> None:
     position = board("""
         mines: 1
