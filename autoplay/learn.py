@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from autoplay.board import Board, Cell
 from autoplay.errors import NoBoardFound, SkinError
-from autoplay.locate import align
+from autoplay.locate import align, read_screenshot
 from autoplay.vision import (
     LABEL_OF_STATE,
     Floats,
@@ -78,8 +78,9 @@ def learn_skin(name: str, examples: Sequence[tuple[Image, Board]]) -> Skin:
 
 
 def _check_reads_back(skin: Skin, image: Image, geometry: Geometry, board: Board) -> None:
-    """Refuse a skin that misreads its own screenshot: the board given was not the one
-    shown, and its templates would carry wrong labels into every later reading."""
+    """Refuse a skin that misreads its own screenshot, where the board was fitted or as
+    ``autoplay read`` finds it: the board given was not the one shown (a corner of it,
+    say), and its templates would carry wrong labels into every later reading."""
     read = read_board(image, geometry, skin).board
     wrong = [cell for cell in board.cells() if read[cell] != board[cell]]
     if wrong:
@@ -88,6 +89,18 @@ def _check_reads_back(skin: Skin, image: Image, geometry: Geometry, board: Board
                         f"{board.width * board.height} cells look unlike what it says (first "
                         f"at row {first.row}, column {first.col}: the board says "
                         f"{LABEL_OF_STATE[board[first]]!r})")
+    try:
+        found: Board | None = read_screenshot(image, [skin]).board
+    except NoBoardFound:
+        found = None
+    if found is not None and (found.width, found.states) == (board.width, board.states):
+        return
+    shown = "no board" if found is None else f"a {found.width}x{found.height} board" + (
+        " with other cells" if (found.width, found.height) == (board.width, board.height)
+        else "")
+    raise SkinError(f"the board does not match the screenshot: read with the skin learned, "
+                    f"the screenshot shows {shown}, not the {board.width}x{board.height} "
+                    f"board given")
 
 
 def _add_look(templates: list[Template], label: str, image: Image, geometry: Geometry,

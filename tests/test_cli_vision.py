@@ -242,6 +242,20 @@ def test_learning_refuses_a_board_the_screenshot_does_not_show(learned_skins: Pa
     assert not (learned_skins / "wrong").exists()
 
 
+def test_learning_refuses_a_board_smaller_than_the_one_shown(learned_skins: Path,
+                                                              tmp_path: Path) -> None:
+    """Two cells fit somewhere in any screenshot, and read back there with the templates
+    cut from them: the skin must also find the board the screenshot shows, as read does."""
+    corner = tmp_path / "corner.txt"
+    corner.write_text("1.\n..\n")
+    result = run("skin", "learn", str(SCREENSHOTS / "xdemineur" / "12x9-lost.png"),
+                 "--board", str(corner), "--name", "corner")
+    assert (result.exit_code, result.stderr) == (1, (
+        "Error: the board does not match the screenshot: read with the skin learned, the "
+        "screenshot shows no board, not the 2x2 board given\n"))
+    assert not (learned_skins / "corner").exists()
+
+
 def test_learning_refuses_a_bad_name(tmp_path: Path) -> None:
     image = SCREENSHOTS / "xbomb" / "8x8-lost.png"
     result = run("skin", "learn", str(image), "--board",
