@@ -35,6 +35,7 @@ from autoplay.vision import (
     cell_features,
     is_grey,
     match_cells,
+    match_lattice,
     reading_of,
     template_distances,
 )
@@ -513,7 +514,7 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     fitted = snapped  # taken as fitted until its cells say otherwise
     if snapped and weight < _FIT_WEIGHT:  # its own cells first: cheaper than grown
         clipped = _clip(geometry, image)
-        if clipped is None or not _is_close(match_cells(cell_features(image, clipped), skin)):
+        if clipped is None or not _is_close(match_lattice(image, clipped, skin)):
             return None
     for _ in range(64):
         clipped = _clip(geometry, image)
@@ -525,7 +526,7 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
         grown = _clip(aligned.grown(reach, reach, reach, reach), image)
         if grown is None:
             return None
-        grown_match = match_cells(cell_features(image, grown), skin)
+        grown_match = match_lattice(image, grown, skin)
         top = min(max(round((aligned.top - grown.top) / grown.pitch_y), 0), grown.rows - 1)
         left = min(max(round((aligned.left - grown.left) / grown.pitch_x), 0), grown.cols - 1)
         block = (top, left, min(top + aligned.rows, grown.rows),
@@ -544,7 +545,7 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
             match = grown_match.block(grown.cols, edges)
             break
     if match is None:
-        match = match_cells(cell_features(image, geometry), skin)
+        match = match_lattice(image, geometry, skin)
     if match.distance.mean() > _PIXEL_EXACT:  # between pixels: place it finer
         geometry, match = _polish(image, skin, geometry, match)
     candidate = _Candidate(geometry, match)
@@ -581,7 +582,7 @@ def _polish(image: Image, skin: Skin, geometry: Geometry, match: Match
         start = best
         for moved in _edge_moves(start[1], 0.25):
             if moved.fits(image):
-                moved_match = match_cells(cell_features(image, moved), skin)
+                moved_match = match_lattice(image, moved, skin)
                 if moved_match.distance.mean() < best[0]:
                     best = (float(moved_match.distance.mean()), moved, moved_match)
         if best is start:
@@ -766,6 +767,6 @@ def _is_lattice(image: Image, skin: Skin, geometry: Geometry, match: Match) -> b
     shifted = geometry.moved(geometry.pitch_x / 2, geometry.pitch_y / 2).grown(0, 0, -1, -1)
     if shifted.rows < 1 or shifted.cols < 1 or not shifted.fits(image):
         return True
-    elsewhere = match_cells(cell_features(image, shifted), skin)
+    elsewhere = match_lattice(image, shifted, skin)
     return bool(elsewhere.recognised().mean() < 0.5 * match.recognised().mean()
                 or elsewhere.distance.mean() > 2 * match.distance.mean() + 5)

@@ -59,6 +59,17 @@ looks allow, after a covered cell at each of the skin's cell sizes (the one at i
 counts in this number, those at other sizes come on top): the lattice they give is then
 read in full."""
 
+TEXTURED = 50.0
+"""A template whose middle has at least this much fine detail (:func:`fine_detail`) is
+*textured*: xbomb's covered cell, a checker of one-pixel black and white dots, has 57;
+no other look of the shipped skins has more than 49 (xbomb's thin 4 at 20 px)."""
+FLAT = 2.0
+"""A cell with less fine detail than this is *plain*, and is not read as a textured look,
+however close it comes at :data:`CELL_SIZE`: averaged down, a checker of dots and a plain
+grey are the same, and a grey desktop beside an xbomb window was read as more covered
+cells. (Shrunk to half its size a checker turns plain too, so an xbomb board at 50% does
+not read; at 75% its covered cells keep 5 or more, at 125% and 200% 13 or more.)"""
+
 OUTSIDE = -100
 """The 'state' of what surrounds a board in its game's window: not a cell at all."""
 STATE_OF_LABEL: dict[str, int] = {
@@ -172,6 +183,8 @@ class Skin:
     """The state of each template row."""
     apart: Floats = field(init=False, repr=False)
     """How far apart every two templates are."""
+    textured: npt.NDArray[np.bool_] = field(init=False, repr=False)
+    """Per template: whether it is :data:`TEXTURED`."""
     coarse: tuple[Image, ...] = field(init=False, repr=False)
     """A few distinct grey templates at the coarse search's size."""
     covered: tuple[Image, ...] = field(init=False, repr=False)
@@ -191,6 +204,9 @@ class Skin:
         object.__setattr__(self, "features", features.astype(np.float32))
         object.__setattr__(self, "states", np.array([t.state for t in self.templates]))
         object.__setattr__(self, "apart", template_distances(self.features, self))
+        object.__setattr__(self, "textured", np.array(
+            [t.state != OUTSIDE and fine_detail(t.image)[0] >= TEXTURED
+             for t in self.templates]))
         cells = sorted((t for t in self.templates if t.state != OUTSIDE),
                        key=lambda t: t.state != UNKNOWN)
         smalls = [np.asarray(cv2.resize(cv2.cvtColor(t.image, cv2.COLOR_BGR2GRAY),
@@ -585,15 +601,18 @@ def template_distances(features: Floats, skin: Skin) -> Floats:
     return distances
 
 
-def match_cells(features: Floats, skin: Skin) -> Match:
+def match_cells(features: Floats, skin: Skin,
+                plain: npt.NDArray[np.bool_] | None = None) -> Match:
     """Each cell's closest cell template, its distance, and its lean towards another state.
 
     The lean is the cell's projection on the line between the two templates, from the
     three distances between them (the law of cosines): no pixel is touched again. The
     ``outside`` templates only veto: a cell closer to one of them than to any cell
-    template is no cell.
+    template is no cell. The cells marked ``plain`` are not matched to textured templates.
     """
     distances = template_distances(features, skin)
+    if plain is not None:
+        distances[np.ix_(plain, skin.textured)] = np.inf
     rows = np.arange(len(distances))
     outside = skin.states == OUTSIDE
     cells = np.where(outside[None, :], np.inf, distances)
@@ -610,6 +629,49 @@ def match_cells(features: Floats, skin: Skin) -> Match:
                       near < beyond)
 
 
+def fine_detail(image: Image, geometry: Geometry | None = None,
+                cells: npt.NDArray[np.intp] | None = None) -> Floats:
+    """How much the middle of each of ``cells`` (flat indices of ``geometry``'s cells; all
+    of them by default; the whole image as one cell without a lattice) varies from pixel
+    to pixel: the mean difference from the 3x3 blur, in grey levels, over the cell's inner
+    three fifths, clear of the lines between cells."""
+    if geometry is None:
+        geometry = Geometry(0.0, 0.0, float(image.shape[1]), float(image.shape[0]), 1, 1)
+    cells = np.arange(geometry.rows * geometry.cols) if cells is None else cells
+    left, top, right, bottom = geometry.box()  # only the lattice's pixels are looked at
+    left, top = max(left - 1, 0), max(top - 1, 0)
+    image = image[top:max(bottom + 1, top), left:max(right + 1, left)]
+    geometry = geometry.moved(-left, -top)
+    height, width = image.shape[:2]
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    sums = cv2.integral(np.abs(grey - cv2.blur(grey, (3, 3))))
+    rows, cols = np.divmod(cells, geometry.cols)
+    x0 = np.clip(np.rint(geometry.left + (cols + 0.2) * geometry.pitch_x), 1, width - 1)
+    x1 = np.clip(np.rint(geometry.left + (cols + 0.8) * geometry.pitch_x), 1, width - 1)
+    y0 = np.clip(np.rint(geometry.top + (rows + 0.2) * geometry.pitch_y), 1, height - 1)
+    y1 = np.clip(np.rint(geometry.top + (rows + 0.8) * geometry.pitch_y), 1, height - 1)
+    x0, x1, y0, y1 = (a.astype(np.intp) for a in (x0, x1, y0, y1))
+    area = np.maximum((x1 - x0) * (y1 - y0), 1)
+    total = sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]
+    return np.asarray(total / area, np.float32)
+
+
+def match_lattice(image: Image, geometry: Geometry, skin: Skin) -> Match:
+    """:func:`match_cells` for the cells of ``geometry`` in ``image``, a plain cell
+    (:data:`FLAT`) matched to the looks that are not :data:`TEXTURED`.
+
+    :raises ValueError: if the lattice goes outside the image.
+    """
+    features = cell_features(image, geometry)
+    match = match_cells(features, skin)
+    suspects = np.flatnonzero(skin.textured[match.best])
+    if not len(suspects):
+        return match
+    plain = np.zeros(len(match.best), bool)
+    plain[suspects] = fine_detail(image, geometry, suspects) < FLAT
+    return match_cells(features, skin, plain) if plain.any() else match
+
+
 def read_board(image: Image, geometry: Geometry, skin: Skin) -> Reading:
     """Read every cell of ``geometry`` by matching it against the skin's templates.
 
@@ -618,7 +680,7 @@ def read_board(image: Image, geometry: Geometry, skin: Skin) -> Reading:
 
     :raises ValueError: if the lattice goes outside the image.
     """
-    return reading_of(geometry, skin, match_cells(cell_features(as_bgr(image), geometry), skin))
+    return reading_of(geometry, skin, match_lattice(as_bgr(image), geometry, skin))
 
 
 def reading_of(geometry: Geometry, skin: Skin, match: Match) -> Reading:

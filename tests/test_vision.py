@@ -21,6 +21,7 @@ from autoplay.learn import fit_lattice, learn_skin
 from autoplay.locate import locate_board, read_screenshot
 from autoplay.vision import (
     CELL_SIZE,
+    FLAT,
     GREY_SPREAD,
     SHIPPED_SKINS,
     Geometry,
@@ -29,6 +30,7 @@ from autoplay.vision import (
     as_bgr,
     decode_image,
     encode_image,
+    fine_detail,
     is_grey,
     is_image,
     load_skins,
@@ -83,6 +85,31 @@ def test_a_greyscale_copy_of_a_fixture_reads_exactly(path: Path, skins: dict[str
     assert reading.skin == path.parent.name
     assert reading.unrecognized == ()
     assert str(reading.board) == str(truth)
+
+
+@pytest.mark.parametrize("grey", [150, 192])
+@pytest.mark.parametrize("path", sorted((SCREENSHOTS / "xbomb").glob("*.png")),
+                         ids=lambda path: path.stem)
+def test_an_xbomb_window_on_a_grey_desktop_reads_without_the_desktop(
+        path: Path, grey: int, skins: dict[str, Skin]) -> None:
+    """Averaged down, xbomb's covered cell (a checker of one-pixel dots) is plain grey:
+    only the detail of its pixels tells it from a grey desktop, which read as more
+    covered columns."""
+    image, truth = load(path)
+    height, width = image.shape[:2]
+    desktop = np.full((height + 200, width + 200, 3), grey, np.uint8)
+    desktop[100:100 + height, 100:100 + width] = image
+    reading = read_screenshot(desktop, list(skins.values()))
+    assert (reading.skin, reading.unrecognized) == ("xbomb", ())
+    assert str(reading.board) == str(truth)
+
+
+def test_only_a_checker_of_dots_is_textured(skins: dict[str, Skin]) -> None:
+    textured = {(skin.name, t.label, t.image.shape[1]) for skin in skins.values()
+                for t, is_textured in zip(skin.templates, skin.textured, strict=True)
+                if is_textured}
+    assert textured == {("xbomb", "unopened", 20), ("xbomb", "unopened", 50)}
+    assert fine_detail(np.full((50, 50, 3), 150, np.uint8))[0] < FLAT
 
 
 def test_an_image_is_grey_when_no_channel_differs_beyond_a_jpegs_noise() -> None:
