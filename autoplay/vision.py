@@ -68,7 +68,8 @@ FLAT = 2.0
 however close it comes at :data:`CELL_SIZE`: averaged down, a checker of dots and a plain
 grey are the same, and a grey desktop beside an xbomb window was read as more covered
 cells. (Shrunk to half its size a checker turns plain too, so an xbomb board at 50% does
-not read; at 75% its covered cells keep 5 or more, at 125% and 200% 13 or more.)"""
+not read; in the fixtures' covered cells it stays above 4 at 75%, and 13 at 125% and
+200%.)"""
 
 OUTSIDE = -100
 """The 'state' of what surrounds a board in its game's window: not a cell at all."""
