@@ -652,8 +652,11 @@ def _sim_config(preset: str | None, size: str | None, rules: Rules, first_click:
     try:
         return SimConfig(width, height, mines, rules, first_click, strategy, cell)
     except ValueError as error:
-        hint = "'--board'" if cell is None else "'--first-cell'"
-        raise click.BadParameter(str(error), param_hint=hint) from None
+        if cell is not None:
+            raise click.BadParameter(str(error), param_hint="'--first-cell'") from None
+        # The default first cell, then: a corner's first click fits (checked above)
+        raise click.BadParameter(f"{error}; a first click in a corner clears fewer cells "
+                                 f"(--first-cell 0,0)", param_hint="'--board'") from None
 
 
 @contextlib.contextmanager
