@@ -90,12 +90,13 @@ def _check_reads_back(skin: Skin, image: Image, geometry: Geometry, board: Board
                         f"at row {first.row}, column {first.col}: the board says "
                         f"{LABEL_OF_STATE[board[first]]!r})")
     try:
-        found: Board | None = read_screenshot(image, [skin]).board
-    except NoBoardFound:
-        found = None
-    if found is not None and (found.width, found.states) == (board.width, board.states):
+        found = read_screenshot(image, [skin]).board
+    except NoBoardFound as error:
+        raise SkinError(f"the board does not match the screenshot: read with the skin "
+                        f"learned, {error}") from None
+    if (found.width, found.states) == (board.width, board.states):
         return
-    shown = "no board" if found is None else f"a {found.width}x{found.height} board" + (
+    shown = f"a {found.width}x{found.height} board" + (
         " with other cells" if (found.width, found.height) == (board.width, board.height)
         else "")
     raise SkinError(f"the board does not match the screenshot: read with the skin learned, "

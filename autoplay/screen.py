@@ -147,6 +147,10 @@ class Playbook:
     flags_to_win: bool = False
     """The game calls a game won only once every mine is flagged, not when every safe cell
     is open: the bot then flags the cells left, which are all mines."""
+    marks_loss: bool = False
+    """At a loss the game draws over the cells opened before (xbomb's green lines, through
+    which a 5 can read as a 0, or as nothing): the mine gone off under the bot's click
+    ends the game however they read (:func:`_lost_at`)."""
 
 
 PLAYBOOKS: dict[str, Playbook] = {
@@ -160,7 +164,7 @@ PLAYBOOKS: dict[str, Playbook] = {
                             hover=True),
     # It opens an area by itself at the start: there is no first click to make.
     "xdemineur": Playbook("opening", Face(above=41, size=22), flags_to_win=True),
-    "xbomb": Playbook("safe", None, new_game=("s",), still=0.05),
+    "xbomb": Playbook("safe", None, new_game=("s",), still=0.05, marks_loss=True),
     "ace-minesweeper": Playbook(None, Face(above=17, size=24)),
 }
 """The shipped skins' games; a skin learned by the user gets :data:`UNKNOWN_GAME`."""
@@ -355,6 +359,8 @@ class ScreenGame:
         self._outcome: Outcome = "playing"
         self._face: Image | None = None
         self._idle = 0
+        self._end_misread = False
+        """The board the game ended on did not read as the game it was (a marked loss)."""
         self.sign_seen = False
         """Whether the game's own sign (its status words, face or dialog) showed the end."""
         self._start()
@@ -435,9 +441,8 @@ class ScreenGame:
     def game_record(self, result: GameResult) -> GameRecord:
         """The statistics store's record of a game played here (3BV when the end showed
         the layout)."""
-        layout = layout_shown(result.board, self._outcome, self.playbook)
-        if layout is not None and self.mines is not None and len(layout) != self.mines:
-            layout = None  # some mine not shown, or not read (a loss's cells need not be)
+        layout = None if self._end_misread else layout_shown(result.board, self._outcome,
+                                                              self.playbook)
         width, height = self.geometry.cols, self.geometry.rows
         record = GameRecord.of(
             result, source=f"desktop/{self.skin.name}", width=width, height=height,
@@ -462,6 +467,7 @@ class ScreenGame:
     def _start(self) -> None:
         """A game begins: remember the face's look, to see it change at the end."""
         self._first_click = len(self.clicks)
+        self._end_misread = False
         face = self.playbook.sign
         self._face = self._grab_at(face.region(self.geometry)) if isinstance(face, Face) else None
         if self.on_frame is not None:
@@ -562,7 +568,7 @@ class ScreenGame:
             # An animation (a board flashing at the end) or a window in the way: wait.
             frame = self._settled(frame)
             reading = self._read(frame)
-        if not _lost_at(self._board, reading.board, opened) and (
+        if not self._marked_loss(reading, opened) and (
                 not reading.is_complete() or not _same_game(self._board, reading.board)):
             if self._dialog_shown():
                 self._outcome = "won"
@@ -573,6 +579,22 @@ class ScreenGame:
         self._outcome = judge(self._board)
         if self._outcome != "playing":
             self._finish()
+
+    def _marked_loss(self, reading: Reading, opened: Cell | None) -> bool:
+        """True when ``reading`` shows the loss of a game that draws over its cells then
+        (:attr:`Playbook.marks_loss`), the mine gone off under ``opened``. When the other
+        cells read otherwise, or not at all, that is said, and the layout shown is not
+        taken for the game's 3BV."""
+        if not (self.playbook.marks_loss and _lost_at(self._board, reading.board, opened)):
+            return False
+        changed = sum(b >= 0 and b != n for b, n in zip(self._board.states,
+                                                         reading.board.states))
+        if changed or not reading.is_complete():
+            self._end_misread = True
+            log.warning("the %s game was lost at %s; at its end %d opened cells read "
+                        "otherwise and %d not at all", self.skin.name, tuple(opened or ()),
+                        changed, len(reading.unrecognized))
+        return True
 
     def _settled(self, frame: Image, timeout: float = 2.0) -> Image:
         """The board once it reads completely or stops changing for a while."""
@@ -585,7 +607,7 @@ class ScreenGame:
 
     def _relocate(self, opened: Cell | None) -> tuple[Image, Reading]:
         """The board found again in the search area: moved, it is played where it is
-        (``opened``: the cell just opened, as for :func:`_lost_at`).
+        (``opened``: the cell just opened, as for :meth:`_marked_loss`).
 
         :raises WindowLost: when it is not there, or is another board.
         :raises UnknownCells: when it is there and the same, with cells not recognised.
@@ -607,7 +629,7 @@ class ScreenGame:
         self.geometry = moved
         frame = self._settled(self._grab())
         again = self._read(frame)
-        if _lost_at(self._board, again.board, opened):
+        if self._marked_loss(again, opened):
             return frame, again
         if not _same_game(self._board, again.board):
             raise WindowLost(f"the {self.skin.name} board changed under the bot (an opened "
@@ -701,9 +723,8 @@ def _same_game(before: Board, now: Board) -> bool:
 
 def _lost_at(before: Board, now: Board, opened: Cell | None) -> bool:
     """True when ``now`` is ``before`` with the mine gone off under ``opened``, the cell
-    just opened. The game is over, and a game may draw over every opened cell then
-    (xbomb's green lines, through which a 5 can read as a 0, or as nothing): the other
-    cells need not match, nor be recognised.
+    just opened, whatever the other cells read: a game that draws over them at a loss
+    (:attr:`Playbook.marks_loss`) is over.
 
     >>> _lost_at(Board.parse("1."), Board.parse("0X"), Cell(0, 1))
     True

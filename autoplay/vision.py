@@ -60,9 +60,9 @@ counts in this number, those at other sizes come on top): the lattice they give 
 read in full."""
 
 TEXTURED = 50.0
-"""A template whose middle has at least this much fine detail (:func:`fine_detail`) is
-*textured*: xbomb's covered cell, a checker of one-pixel black and white dots, has 57;
-no other look of the shipped skins has more than 49 (xbomb's thin 4 at 20 px)."""
+"""A cell template whose middle has at least this much fine detail (:func:`fine_detail`)
+is *textured*: xbomb's covered cell, a checker of one-pixel black and white dots, has 57;
+no other cell look of the shipped skins has more than 44 (ace-minesweeper's 5)."""
 FLAT = 2.0
 """A cell with less fine detail than this is *plain*, and is not read as a textured look,
 however close it comes at :data:`CELL_SIZE`: averaged down, a checker of dots and a plain
@@ -666,8 +666,8 @@ def match_lattice(image: Image, geometry: Geometry, skin: Skin) -> Match:
     features = cell_features(image, geometry)
     match = match_cells(features, skin)
     suspects = np.flatnonzero(skin.textured[match.best])
-    if not len(suspects):
-        return match
+    if not len(suspects) or skin.textured[skin.states != OUTSIDE].all():
+        return match  # (a skin of textured looks alone has no other look to take)
     plain = np.zeros(len(match.best), bool)
     plain[suspects] = fine_detail(image, geometry, suspects) < FLAT
     return match_cells(features, skin, plain) if plain.any() else match

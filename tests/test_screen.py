@@ -283,9 +283,9 @@ def test_the_board_tells_the_end() -> None:
     assert judge(Board.parse("1X\n..")) == "lost"
 
 
-# An xbomb expert game as the bot saw it before its guess at (0, 29), and as xbomb drew it
-# once that mine went off: the whole board uncovered, green lines over the opened cells,
-# and the 5 at (13, 6) read as a 0 through them.
+# An xbomb expert game as the bot saw it before it opened (5, 21), and as xbomb drew it
+# once the mine there went off: the whole board uncovered, green lines over the opened
+# cells, and the 5 at (13, 6) read as a 0 through them.
 XBOMB_BEFORE_LOSS = """\
 00000012210001.1001.2.........
 0001111..101132200112.........
@@ -324,7 +324,9 @@ XBOMB_LOST = """\
 
 def test_a_mine_going_off_where_the_bot_clicked_ends_the_same_game() -> None:
     """Only the loss excuses an opened cell read with another count, and only when the
-    mine went off in the cell just opened: otherwise the board is another game."""
+    mine went off in the cell just opened: otherwise the board is another game. Only
+    xbomb draws over its cells at a loss; in the others such a board stays a misread."""
+    assert [name for name, book in PLAYBOOKS.items() if book.marks_loss] == ["xbomb"]
     before, lost = Board.parse(XBOMB_BEFORE_LOSS), Board.parse(XBOMB_LOST)
     assert (before[Cell(13, 6)], lost[Cell(13, 6)], lost[Cell(5, 21)]) == (5, 0, EXPLODED)
     assert not _same_game(before, lost)

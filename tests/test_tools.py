@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pytest import approx
 
+from autoplay import pb
 from autoplay.bench import SEED_003_BOARD
 from autoplay.board import UNKNOWN, Board, Cell
 from autoplay.deduce import deduce
@@ -190,6 +191,6 @@ def test_solver_checks_counts_each_check_under_the_phase_asked_for() -> None:
     random_phase, caching = (solver_checks.checks(article, phase) for phase in ("random",
                                                                                 "caching"))
     assert 0 < random_phase < caching
-    with solver_checks.counted("random") as calls:
-        pass
-    assert calls == [0] and solver_checks.checks(article, "random") == random_phase
+    init, check = pb.PbSolver.__init__, pb.PbSolver.check
+    assert solver_checks.checks(article, "random") == random_phase
+    assert (pb.PbSolver.__init__, pb.PbSolver.check) == (init, check)  # put back
