@@ -11,9 +11,10 @@ to where its cells match their templates, its edges moved to the board's.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -263,8 +264,8 @@ class _Coarse:
         while min(self.pyramid[-1].shape) >= 64:  # halvings: shrinking a smaller one is cheaper
             self.pyramid.append(np.asarray(cv2.resize(self.pyramid[-1], None, fx=0.5, fy=0.5,
                                                       interpolation=cv2.INTER_AREA), np.uint8))
-        self._shrunk: dict[tuple[int, int], tuple[Floats, Floats]] = {}
-        self._distances: dict[tuple[Skin, int, int, bool], Floats] = {}
+        self._shrunk: OrderedDict[tuple[int, int], tuple[Floats, Floats]] = OrderedDict()
+        self._distances: OrderedDict[tuple[Skin, int, int, bool], Floats] = OrderedDict()
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -276,30 +277,49 @@ class _Coarse:
         """The distance to the closest of the skin's coarse looks (or of its covered looks
         only) at every place of the image shrunk to ``width`` x ``height`` (see
         :func:`_coarse_distances`)."""
-        key = (skin, width, height, covered)
-        if key not in self._distances:
+        def make() -> Floats:
             looks = skin.covered if covered else skin.coarse[len(skin.covered):]
             parts = [] if covered or not skin.covered else [
                 self.distances(skin, width, height, covered=True)]
             if looks:
                 parts.append(_coarse_distances(*self.shrunk(width, height), looks))
-            self._distances[key] = parts[0] if len(parts) == 1 else np.minimum(*parts)
-        return self._distances[key]
+            return parts[0] if len(parts) == 1 else np.minimum(*parts)
+        return _recent(self._distances, (skin, width, height, covered), make)
 
     def shrunk(self, width: int, height: int) -> tuple[Floats, Floats]:
         """The grey image shrunk to ``width`` x ``height`` (by area averaging, from the
         smallest halving big enough), as floats, and the mean square of every
         ``COARSE``-pixel square of it, which every template's distance there shares."""
-        if (width, height) not in self._shrunk:
+        def make() -> tuple[Floats, Floats]:
             level = max((grey for grey in self.pyramid
                          if grey.shape[0] >= height and grey.shape[1] >= width),
                         key=lambda grey: -grey.size, default=self.pyramid[0])
             small = np.asarray(cv2.resize(level, (width, height), interpolation=(
                 cv2.INTER_AREA if level.shape[1] > width else cv2.INTER_LINEAR)), np.uint8)
             squares = cv2.sqrBoxFilter(small, cv2.CV_32F, (COARSE, COARSE), anchor=(0, 0))
-            self._shrunk[width, height] = (small.astype(np.float32),
-                                           np.asarray(squares, np.float32))
-        return self._shrunk[width, height]
+            return small.astype(np.float32), np.asarray(squares, np.float32)
+        return _recent(self._shrunk, (width, height), make)
+
+
+_KEPT = 8
+"""How many shrunk images, and distance maps, :class:`_Coarse` keeps: the searches use
+each soon after making it, and keeping every one made a 4K screenshot cost 2 GB."""
+
+
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
+
+
+def _recent(cache: OrderedDict[_Key, _Value], key: _Key, make: Callable[[], _Value]) -> _Value:
+    """``cache[key]``, made by ``make`` when missing; only the :data:`_KEPT` most recently
+    used are kept."""
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    value = cache[key] = make()
+    if len(cache) > _KEPT:
+        cache.popitem(last=False)
+    return value
 
 
 def _seed_lattices(coarse: _Coarse, skin: Skin, scale: float, *, covered: bool = False

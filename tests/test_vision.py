@@ -8,6 +8,7 @@ the reader tested here.
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from pathlib import Path
 
 import cv2
@@ -18,7 +19,7 @@ from autoplay.bench import sweep_locate_read, sweep_read
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell
 from autoplay.errors import NoBoardFound, SkinError, UnreadableImage
 from autoplay.learn import fit_lattice, learn_skin
-from autoplay.locate import locate_board, read_screenshot
+from autoplay.locate import _KEPT, _recent, locate_board, read_screenshot
 from autoplay.vision import (
     CELL_SIZE,
     FLAT,
@@ -110,6 +111,20 @@ def test_only_a_checker_of_dots_is_textured(skins: dict[str, Skin]) -> None:
                 if is_textured}
     assert textured == {("xbomb", "unopened", 20), ("xbomb", "unopened", 50)}
     assert fine_detail(np.full((50, 50, 3), 150, np.uint8))[0] < FLAT
+
+
+def test_the_coarse_search_keeps_only_the_maps_it_used_last() -> None:
+    """Every shrunk image and distance map kept, a 4K screenshot cost 2 GB."""
+    cache: OrderedDict[int, int] = OrderedDict()
+    made: list[int] = []
+
+    def get(key: int) -> int:
+        return _recent(cache, key, lambda: made.append(key) or key * 10)
+    assert [get(key) for key in range(_KEPT + 3)] == [key * 10 for key in range(_KEPT + 3)]
+    assert list(cache) == list(range(3, _KEPT + 3))
+    get(3)  # used again: kept, not made again
+    get(_KEPT + 3)
+    assert made == list(range(_KEPT + 4)) and 3 in cache and 4 not in cache
 
 
 def test_an_image_is_grey_when_no_channel_differs_beyond_a_jpegs_noise() -> None:
