@@ -359,8 +359,6 @@ class ScreenGame:
         self._outcome: Outcome = "playing"
         self._face: Image | None = None
         self._idle = 0
-        self._end_misread = False
-        """The board the game ended on did not read as the game it was (a marked loss)."""
         self.sign_seen = False
         """Whether the game's own sign (its status words, face or dialog) showed the end."""
         self._start()
@@ -468,6 +466,7 @@ class ScreenGame:
         """A game begins: remember the face's look, to see it change at the end."""
         self._first_click = len(self.clicks)
         self._end_misread = False
+        """The board the game ended on did not read as the game it was (a marked loss)."""
         face = self.playbook.sign
         self._face = self._grab_at(face.region(self.geometry)) if isinstance(face, Face) else None
         if self.on_frame is not None:
@@ -587,8 +586,7 @@ class ScreenGame:
         taken for the game's 3BV."""
         if not (self.playbook.marks_loss and _lost_at(self._board, reading.board, opened)):
             return False
-        changed = sum(b >= 0 and b != n for b, n in zip(self._board.states,
-                                                         reading.board.states))
+        changed = _recounted(self._board, reading.board)
         if changed or not reading.is_complete():
             self._end_misread = True
             log.warning("the %s game was lost at %s; at its end %d opened cells read "
@@ -717,8 +715,14 @@ def _unknown_cells(reading: Reading) -> UnknownCells:
 def _same_game(before: Board, now: Board) -> bool:
     """True when ``now`` can follow ``before`` in one game: same size, and every opened
     cell showing the count it showed."""
-    return (before.width, before.height) == (now.width, now.height) and all(
-        b < 0 or b == n for b, n in zip(before.states, now.states))
+    return (before.width, before.height) == (now.width, now.height) and not _recounted(
+        before, now)
+
+
+def _recounted(before: Board, now: Board) -> int:
+    """How many cells opened in ``before`` show another count, or none, in ``now`` (a board
+    of the same size)."""
+    return sum(b >= 0 and b != n for b, n in zip(before.states, now.states))
 
 
 def _lost_at(before: Board, now: Board, opened: Cell | None) -> bool:
