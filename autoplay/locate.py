@@ -556,7 +556,8 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
                 return None
             fitted = False
             continue
-        edges = _edges(grown_match.recognised().reshape(grown.rows, grown.cols), *block)
+        edges = _edges(_alike(grown_match, grown_match.block(grown.cols, block)).reshape(
+            grown.rows, grown.cols), *block)
         if edges is None:
             return None
         geometry = grown.grown(-edges[0], -edges[1], edges[2] - grown.rows,
@@ -577,6 +578,26 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     return candidate
 
 
+def _alike(match: Match, board: Match) -> npt.NDArray[np.bool_]:
+    """Per cell of ``match``: recognised, and about as close to its template as the cells
+    of ``board`` are to theirs (within :data:`_ALIKE` of their median distance).
+
+    A line of cells next to a board joins it only if most of its cells are alike: at the
+    board's own scale its cells match almost exactly, while a window's frame with a plain
+    desktop beyond can come within :data:`~autoplay.vision.MAX_DISTANCE` of a thin look
+    (xbomb's 0, a white cell with lines at its edges, read on a white desktop)."""
+    recognised = board.recognised()
+    if not recognised.any():
+        return match.recognised()
+    times, plus = _ALIKE
+    bound = times * float(np.median(board.distance[recognised])) + plus
+    return match.recognised() & (match.distance <= bound)
+
+
+_ALIKE = (2.0, 12.0)
+"""A cell is as close as a board's cells when its distance is within this many times
+their median, plus this much. In the fixtures at 75% to 200%, no edge line of a board
+has a cell beyond that."""
 _FIT_WEIGHT = 2.0
 """A snapped lattice whose cells are off is fitted only if its seeds weigh this much (two
 cells matched exactly); a stray lattice on some other window weighs less than one."""

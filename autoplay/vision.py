@@ -71,6 +71,14 @@ cells. (Shrunk to half its size a checker turns plain too, so an xbomb board at 
 not read; in the fixtures' covered cells it stays above 4 at 75%, and 13 at 125% and
 200%.)"""
 
+SPREAD_SHARE = 0.25
+"""A cell whose pixels spread less than this share of its closest template's (the standard
+deviation at :data:`CELL_SIZE`) is not recognised: it is a plain area, such as a desktop
+beside the window, that comes close to a cell's look only because that look's lines or
+digit are thin. A white desktop beside an xbomb window read as columns of 0s, a grey one
+beside a Tatham's Mines window as a GNOME Mines board. Real cells keep at least 0.54 of
+their look's spread in every fixture, at 75% to 200% of their size.)"""
+
 OUTSIDE = -100
 """The 'state' of what surrounds a board in its game's window: not a cell at all."""
 STATE_OF_LABEL: dict[str, int] = {
@@ -184,6 +192,8 @@ class Skin:
     """The state of each template row."""
     apart: Floats = field(init=False, repr=False)
     """How far apart every two templates are."""
+    spread: Floats = field(init=False, repr=False)
+    """Per template: the standard deviation of its pixels at :data:`CELL_SIZE`."""
     textured: npt.NDArray[np.bool_] = field(init=False, repr=False)
     """Per template: whether it is :data:`TEXTURED`."""
     coarse: tuple[Image, ...] = field(init=False, repr=False)
@@ -205,6 +215,7 @@ class Skin:
         object.__setattr__(self, "features", features.astype(np.float32))
         object.__setattr__(self, "states", np.array([t.state for t in self.templates]))
         object.__setattr__(self, "apart", template_distances(self.features, self))
+        object.__setattr__(self, "spread", self.features.std(axis=1))
         object.__setattr__(self, "textured", np.array(
             [t.state != OUTSIDE and fine_detail(t.image)[0] >= TEXTURED
              for t in self.templates]))
@@ -575,10 +586,13 @@ class Match:
     lean: Floats
     inside: npt.NDArray[np.bool_]
     """The cell is closer to a cell template than to the window around the board."""
+    plain: npt.NDArray[np.bool_]
+    """The cell spreads far less than its closest template (:data:`SPREAD_SHARE`)."""
 
     def recognised(self) -> npt.NDArray[np.bool_]:
         """Per cell: whether it is read as its closest template's state."""
-        return self.inside & (self.distance <= MAX_DISTANCE) & (self.lean <= MAX_LEAN)
+        return (self.inside & ~self.plain & (self.distance <= MAX_DISTANCE)
+                & (self.lean <= MAX_LEAN))
 
     def block(self, cols: int, edges: tuple[int, int, int, int]) -> Match:
         """The match of the cells [top:bottom, left:right] of a lattice ``cols`` wide."""
@@ -587,7 +601,8 @@ class Match:
         def cut(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
             return values.reshape(-1, cols)[top:bottom, left:right].ravel()
 
-        return Match(cut(self.best), cut(self.distance), cut(self.lean), cut(self.inside))
+        return Match(cut(self.best), cut(self.distance), cut(self.lean), cut(self.inside),
+                     cut(self.plain))
 
 
 def template_distances(features: Floats, skin: Skin) -> Floats:
@@ -609,7 +624,9 @@ def match_cells(features: Floats, skin: Skin,
     The lean is the cell's projection on the line between the two templates, from the
     three distances between them (the law of cosines): no pixel is touched again. The
     ``outside`` templates only veto: a cell closer to one of them than to any cell
-    template is no cell. The cells marked ``plain`` are not matched to textured templates.
+    template is no cell; so does a cell far plainer than its closest template
+    (:data:`SPREAD_SHARE`). The cells marked ``plain`` are not matched to textured
+    templates.
     """
     distances = template_distances(features, skin)
     if plain is not None:
@@ -625,9 +642,10 @@ def match_cells(features: Floats, skin: Skin,
     apart = np.maximum(skin.apart[best, rival], 1e-3)
     lean = (near * near - far * far + apart * apart) / (2 * apart * apart)
     beyond = np.where(outside[None, :], distances, np.inf).min(axis=1)
+    flat = features.std(axis=1) < SPREAD_SHARE * skin.spread[best]
     with np.errstate(invalid="ignore"):  # no template of another state: no lean
         return Match(best, near, np.where(np.isfinite(far), lean, 0.0).astype(np.float32),
-                      near < beyond)
+                      near < beyond, flat)
 
 
 def fine_detail(image: Image, geometry: Geometry | None = None,

@@ -105,6 +105,41 @@ def test_an_xbomb_window_on_a_grey_desktop_reads_without_the_desktop(
     assert str(reading.board) == str(truth)
 
 
+def on_desktop(image: Image, colour: int) -> Image:
+    """The picture on a plain desktop, 100 pixels of ``colour`` all round."""
+    height, width = image.shape[:2]
+    desktop = np.full((height + 200, width + 200, 3), colour, np.uint8)
+    desktop[100:100 + height, 100:100 + width] = image
+    return desktop
+
+
+@pytest.mark.parametrize(("name", "colour"), [
+    ("xbomb/8x8-mid", 255), ("xbomb/8x8-won", 255), ("xbomb/30x16-counts-7-lost", 255),
+    ("sgt-mines/9x9-new", 192), ("gnome-mines/8x8-new", 192),
+    ("gnome-mines/8x8-crowded-counts-4-lost", 192), ("ace-minesweeper/11x11-counts-3-lost", 0),
+    ("ace-minesweeper/8x8-new", 0)])
+def test_a_plain_desktop_beside_a_window_is_not_read_as_cells(
+        name: str, colour: int, skins: dict[str, Skin]) -> None:
+    """A white desktop beside xbomb's window read as columns of 0s (its 0 is white with
+    thin lines), a grey one beside Tatham's Mines as a GNOME Mines board; a dark one
+    beside Ace of Penguins added a row."""
+    image, truth = fixture(*name.split("/"))
+    reading = read_screenshot(on_desktop(image, colour), list(skins.values()))
+    assert (reading.skin, reading.unrecognized) == (name.split("/")[0], ())
+    assert str(reading.board) == str(truth)
+
+
+def test_a_cell_far_plainer_than_its_closest_look_is_not_recognised(
+        skins: dict[str, Skin]) -> None:
+    skin = skins["xbomb"]
+    zero = next(t.image for t in skin.templates if t.label == "0")
+    cells = np.hstack([zero, np.full_like(zero, 255)])
+    geometry = Geometry(0.0, 0.0, zero.shape[1], zero.shape[0], 1, 2)
+    reading = read_board(cells, geometry, skin)
+    assert reading.board.states[0] == 0
+    assert [u.cell for u in reading.unrecognized] == [Cell(0, 1)]
+
+
 def test_only_a_checker_of_dots_is_textured(skins: dict[str, Skin]) -> None:
     textured = {(skin.name, t.label, t.image.shape[1]) for skin in skins.values()
                 for t, is_textured in zip(skin.templates, skin.textured, strict=True)
