@@ -114,10 +114,12 @@ def locate_board(image: Image, skin: Skin) -> Geometry:
     :raises NoBoardFound: when no lattice of the skin's cells is found, or the image is
         too large to search (:data:`MAX_PIXELS`).
     """
-    found = _find(as_bgr(image), [skin])
+    image = as_bgr(image)
+    found = _find(image, [skin])
     if found is None:
         raise NoBoardFound(f"no {skin.name} board found in the "
                            f"{image.shape[1]}x{image.shape[0]} image")
+    _check_whole(image, *found)
     return found[0].geometry
 
 
@@ -134,7 +136,75 @@ def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
         raise NoBoardFound(f"no Minesweeper board found in the {image.shape[1]}x"
                            f"{image.shape[0]} image (skins tried: {names})")
     candidate, skin = found
+    _check_whole(image, candidate, skin)
     return reading_of(candidate.geometry, skin, candidate.match)
+
+
+def _check_whole(image: Image, candidate: _Candidate, skin: Skin) -> None:
+    """Refuse a board that goes on past the image's edge.
+
+    :raises NoBoardFound: naming the edge, when :func:`cut_edge` finds one.
+    """
+    edge = cut_edge(image, skin, candidate.geometry)
+    if edge is not None:
+        raise NoBoardFound(f"the {skin.name} board goes on past the image's {edge} edge, "
+                           f"which cuts through covered cells: give a screenshot of the "
+                           f"whole board")
+
+
+_CUT_DISTANCE = 40.0
+"""A strip beyond the board's edge is part of a covered cell or a mine when it is this
+close to that look's own strip (root-mean-square, 0-255 per channel)..."""
+_CUT_MARGIN = 1.5
+"""... and this many times closer than to an opened cell's strip or the window's."""
+_CUT_PIXELS = 3
+"""Strips narrower than this are not looked at: they tell too little."""
+
+
+def cut_edge(image: Image, skin: Skin, geometry: Geometry) -> str | None:
+    """The edge of the image ("top", "bottom", "left" or "right") that cuts through a
+    covered cell or a mine just beyond the board, or None.
+
+    A board cut by the image's edge is read as the smaller board the image shows, and
+    what that board proves next to the cut may be false: a count there can have covered
+    cells or mines beyond it. Opened cells beyond change nothing the board says, and
+    cannot be told from a window's plain frame, so only a strip (narrower than a cell)
+    that looks like the matching strip of a covered cell's or a mine's template, and
+    much less like an opened cell's or the window's, counts.
+    """
+    height, width = image.shape[:2]
+    pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
+    x0, y0, x1, y1 = geometry.box()
+    looks = [np.asarray(cv2.resize(t.image, (pitch_x, pitch_y), interpolation=(
+        cv2.INTER_AREA if t.image.shape[1] > pitch_x else cv2.INTER_LINEAR)), np.float32)
+        for t in skin.templates]
+    closed = (skin.states < 0) & (skin.states != OUTSIDE)
+    sides = {"top": (y0, pitch_y), "bottom": (height - y1, pitch_y),
+             "left": (x0, pitch_x), "right": (width - x1, pitch_x)}
+    for side, (gap, pitch) in sides.items():
+        if not _CUT_PIXELS <= gap < pitch:
+            continue
+        across = side in ("top", "bottom")
+        for k in range(geometry.cols if across else geometry.rows):
+            left, top, _, _ = geometry.cell_box(Cell(0, k) if across else Cell(k, 0))
+            start, end = (left, left + pitch_x) if across else (top, top + pitch_y)
+            if start < 0 or end > (width if across else height):
+                continue
+            strip = {"top": image[:y0, start:end], "bottom": image[y1:, start:end],
+                     "left": image[start:end, :x0], "right": image[start:end, x1:]
+                     }[side].astype(np.float32)
+            every = slice(None)
+            part: tuple[slice, slice] = {
+                "top": (slice(pitch - gap, None), every), "bottom": (slice(None, gap), every),
+                "left": (every, slice(pitch - gap, None)), "right": (every, slice(None, gap))
+            }[side]
+            distances = np.array([np.sqrt(np.mean((look[part] - strip) ** 2))
+                                  for look in looks])
+            near = float(distances[closed].min(initial=np.inf))
+            other = float(distances[~closed].min(initial=np.inf))
+            if near < _CUT_DISTANCE and _CUT_MARGIN * near < other:
+                return side
+    return None
 
 
 def _rank(candidate: _Candidate) -> float:

@@ -140,6 +140,40 @@ def test_a_cell_far_plainer_than_its_closest_look_is_not_recognised(
     assert [u.cell for u in reading.unrecognized] == [Cell(0, 1)]
 
 
+def cut_through(image: Image, geometry: Geometry, side: str, cells: float = 1.5) -> Image:
+    """The picture cut by a line ``cells`` cells into the board from ``side``."""
+    x0, y0, x1, y1 = geometry.box()
+    across, down = round(cells * geometry.pitch_x), round(cells * geometry.pitch_y)
+    return {"top": image[y0 + down:], "bottom": image[:y1 - down],
+            "left": image[:, x0 + across:], "right": image[:, :x1 - across]}[side].copy()
+
+
+@pytest.mark.parametrize(("name", "side"), [
+    ("sgt-mines/9x9-new", "right"), ("sgt-mines/30x16-mid", "bottom"),
+    ("xbomb/16x16-new", "left"), ("gnome-mines/8x8-new", "top"),
+    ("xdemineur/12x9-new", "bottom"), ("ace-minesweeper/16x16-counts-6-lost", "left")])
+def test_a_board_cut_through_covered_cells_by_the_edge_is_refused(
+        name: str, side: str, skins: dict[str, Skin]) -> None:
+    """Read as the smaller board the picture shows, it proved cells next to the cut
+    that the cells beyond decide."""
+    image, _ = fixture(*name.split("/"))
+    whole = read_screenshot(image, list(skins.values()))
+    with pytest.raises(NoBoardFound, match=f"past the image's {side} edge"):
+        read_screenshot(cut_through(image, whole.geometry, side), list(skins.values()))
+    with pytest.raises(NoBoardFound, match=f"past the image's {side} edge"):
+        locate_board(cut_through(image, whole.geometry, side), skins[whole.skin])
+
+
+def test_a_board_cut_through_opened_cells_reads_as_what_it_shows(
+        skins: dict[str, Skin]) -> None:
+    """Opened cells beyond the edge change nothing the board says."""
+    image, truth = fixture("sgt-mines", "9x9-won")  # its last row is all opened
+    whole = read_screenshot(image, list(skins.values()))
+    reading = read_screenshot(cut_through(image, whole.geometry, "bottom", 0.5),
+                              list(skins.values()))
+    assert str(reading.board).splitlines() == str(truth).splitlines()[:8]
+
+
 def test_only_a_checker_of_dots_is_textured(skins: dict[str, Skin]) -> None:
     textured = {(skin.name, t.label, t.image.shape[1]) for skin in skins.values()
                 for t, is_textured in zip(skin.templates, skin.textured, strict=True)

@@ -1,0 +1,125 @@
+"""Count the screenshots that read wrong: every fixture on plain desktops, and cut by the
+image's edge.
+
+``borders``: each fixture in the middle of a plain desktop of 0, 150, 192 and 255 grey,
+100 pixels all round; each reading is exact, refused (an error), unrecognised (cells
+reported) or silently wrong. ``cuts``: fixtures drawn at random at 100%, 75%, 125% and
+150%, each cut by a line through its board between a fifth and a half of the way in, from
+a side drawn at random; each is refused as cut, refused otherwise, or read (a board cut
+through opened cells, or within a few pixels of a cell's edge, reads as what it shows).
+``whole``: every fixture at those scales, which must not be refused as cut.
+
+    python tools/reading_faults.py borders
+    python tools/reading_faults.py cuts --seed 11 --count 40
+    python tools/reading_faults.py whole
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from autoplay.board import Board
+from autoplay.errors import NoBoardFound
+from autoplay.locate import read_screenshot
+from autoplay.vision import Image, decode_image, load_skins
+
+FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "screenshots")
+                  .glob("*/*.png"))
+SCALES = (1.0, 0.75, 1.25, 1.5)
+
+
+def picture(path: Path) -> Image:
+    return decode_image(path.read_bytes(), path.name)
+
+
+def scaled(image: Image, scale: float) -> Image:
+    if scale == 1.0:
+        return image
+    return np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=(
+        cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)), np.uint8)
+
+
+def borders() -> None:
+    skins = load_skins()
+    tally: Counter[str] = Counter()
+    for path in FIXTURES:
+        truth = str(Board.parse(path.with_name(path.stem + ".board.txt").read_text()))
+        image = picture(path)
+        height, width = image.shape[:2]
+        for grey in (0, 150, 192, 255):
+            desktop = np.full((height + 200, width + 200, 3), grey, np.uint8)
+            desktop[100:100 + height, 100:100 + width] = image
+            try:
+                reading = read_screenshot(desktop, skins)
+            except NoBoardFound:
+                outcome = "refused"
+            else:
+                outcome = ("unrecognised" if reading.unrecognized else "exact"
+                           if (reading.skin, str(reading.board)) == (path.parent.name, truth)
+                           else "silently wrong")
+            tally[outcome] += 1
+            if outcome != "exact":
+                print(f"{path.parent.name}/{path.name} on {grey}: {outcome}")
+    print(dict(tally))
+
+
+def cuts(seed: int, count: int) -> None:
+    skins = load_skins()
+    rng = random.Random(seed)
+    for scale in SCALES:
+        tally: Counter[str] = Counter()
+        for path in rng.sample(FIXTURES, count):
+            image = scaled(picture(path), scale)
+            try:
+                x0, y0, x1, y1 = read_screenshot(image, skins).geometry.box()
+            except NoBoardFound:
+                continue
+            side = rng.choice(["top", "bottom", "left", "right"])
+            down = rng.randint((y1 - y0) // 5, (y1 - y0) // 2)
+            across = rng.randint((x1 - x0) // 5, (x1 - x0) // 2)
+            cut = {"top": image[y0 + down:], "bottom": image[:y1 - down],
+                   "left": image[:, x0 + across:], "right": image[:, :x1 - across]}[side]
+            try:
+                read_screenshot(cut.copy(), skins)
+                tally["read"] += 1
+            except NoBoardFound as error:
+                tally["refused as cut" if "goes on past" in str(error) else "refused"] += 1
+        print(f"at {scale:.0%}: {dict(tally)}")
+
+
+def whole() -> None:
+    skins = load_skins()
+    for scale in SCALES:
+        refused = 0
+        for path in FIXTURES:
+            try:
+                read_screenshot(scaled(picture(path), scale), skins)
+            except NoBoardFound as error:
+                if "goes on past" in str(error):
+                    refused += 1
+                    print(f"{path.parent.name}/{path.name} at {scale:.0%}: {error}")
+        print(f"at {scale:.0%}: {refused} of {len(FIXTURES)} refused as cut")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sweep", choices=["borders", "cuts", "whole"])
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--count", type=int, default=40)
+    args = parser.parse_args()
+    if args.sweep == "borders":
+        borders()
+    elif args.sweep == "cuts":
+        cuts(args.seed, args.count)
+    else:
+        whole()
+
+
+if __name__ == "__main__":
+    main()
