@@ -586,12 +586,12 @@ class Match:
     lean: Floats
     inside: npt.NDArray[np.bool_]
     """The cell is closer to a cell template than to the window around the board."""
-    plain: npt.NDArray[np.bool_]
+    too_plain: npt.NDArray[np.bool_]
     """The cell spreads far less than its closest template (:data:`SPREAD_SHARE`)."""
 
     def recognised(self) -> npt.NDArray[np.bool_]:
         """Per cell: whether it is read as its closest template's state."""
-        return (self.inside & ~self.plain & (self.distance <= MAX_DISTANCE)
+        return (self.inside & ~self.too_plain & (self.distance <= MAX_DISTANCE)
                 & (self.lean <= MAX_LEAN))
 
     def block(self, cols: int, edges: tuple[int, int, int, int]) -> Match:
@@ -602,7 +602,7 @@ class Match:
             return values.reshape(-1, cols)[top:bottom, left:right].ravel()
 
         return Match(cut(self.best), cut(self.distance), cut(self.lean), cut(self.inside),
-                     cut(self.plain))
+                     cut(self.too_plain))
 
 
 def template_distances(features: Floats, skin: Skin) -> Floats:
@@ -642,10 +642,10 @@ def match_cells(features: Floats, skin: Skin,
     apart = np.maximum(skin.apart[best, rival], 1e-3)
     lean = (near * near - far * far + apart * apart) / (2 * apart * apart)
     beyond = np.where(outside[None, :], distances, np.inf).min(axis=1)
-    flat = features.std(axis=1) < SPREAD_SHARE * skin.spread[best]
+    too_plain = features.std(axis=1) < SPREAD_SHARE * skin.spread[best]
     with np.errstate(invalid="ignore"):  # no template of another state: no lean
         return Match(best, near, np.where(np.isfinite(far), lean, 0.0).astype(np.float32),
-                      near < beyond, flat)
+                      near < beyond, too_plain)
 
 
 def fine_detail(image: Image, geometry: Geometry | None = None,
