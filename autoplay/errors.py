@@ -50,6 +50,11 @@ class NoBoardFound(AutoplayError):
     """An image in which no Minesweeper board of a known skin could be found."""
 
 
+class BoardCut(NoBoardFound):
+    """An image whose edge cuts through the board's covered cells: the whole board is not
+    in it, and what the part shown would prove next to the cut may be false."""
+
+
 class UnknownCells(AutoplayError):
     """A board read from an image with cells no template matched, so it is not deduced.
 

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from autoplay.board import Cell
-from autoplay.errors import NoBoardFound
+from autoplay.errors import BoardCut, NoBoardFound
 from autoplay.vision import (
     COARSE,
     MAX_DISTANCE,
@@ -38,6 +38,7 @@ from autoplay.vision import (
     match_cells,
     match_lattice,
     reading_of,
+    shrink,
     template_distances,
 )
 
@@ -143,11 +144,11 @@ def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
 def _check_whole(image: Image, candidate: _Candidate, skin: Skin) -> None:
     """Refuse a board that goes on past the image's edge.
 
-    :raises NoBoardFound: naming the edge, when :func:`cut_edge` finds one.
+    :raises BoardCut: naming the edge, when :func:`cut_edge` finds one.
     """
     edge = cut_edge(image, skin, candidate.geometry)
     if edge is not None:
-        raise NoBoardFound(f"the {skin.name} board goes on past the image's {edge} edge, "
+        raise BoardCut(f"the {skin.name} board goes on past the image's {edge} edge, "
                            f"which cuts through covered cells: give a screenshot of the "
                            f"whole board")
 
@@ -173,39 +174,35 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry) -> str | None:
     much less like an opened cell's or the window's, counts.
     """
     height, width = image.shape[:2]
-    pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
     x0, y0, x1, y1 = geometry.box()
-    looks = [np.asarray(cv2.resize(t.image, (pitch_x, pitch_y), interpolation=(
-        cv2.INTER_AREA if t.image.shape[1] > pitch_x else cv2.INTER_LINEAR)), np.float32)
-        for t in skin.templates]
+    pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
+    gaps = {"top": (y0, pitch_y), "bottom": (height - y1, pitch_y),
+            "left": (x0, pitch_x), "right": (width - x1, pitch_x)}
+    sides = [side for side, (gap, pitch) in gaps.items() if _CUT_PIXELS <= gap < pitch]
+    if not sides:
+        return None
+    looks = np.stack([shrink(t.image, pitch_x, pitch_y) for t in skin.templates]
+                     ).astype(np.float32)
     closed = (skin.states < 0) & (skin.states != OUTSIDE)
-    sides = {"top": (y0, pitch_y), "bottom": (height - y1, pitch_y),
-             "left": (x0, pitch_x), "right": (width - x1, pitch_x)}
-    for side, (gap, pitch) in sides.items():
-        if not _CUT_PIXELS <= gap < pitch:
-            continue
+    for side in sides:
+        gap, pitch = gaps[side]
+        beyond, strips = {  # the image beyond the edge, and each look's strip next to it
+            "top": (image[:y0], looks[:, pitch - gap:]), "bottom": (image[y1:], looks[:, :gap]),
+            "left": (image[:, :x0], looks[:, :, pitch - gap:]),
+            "right": (image[:, x1:], looks[:, :, :gap])}[side]
         across = side in ("top", "bottom")
         for k in range(geometry.cols if across else geometry.rows):
             left, top, _, _ = geometry.cell_box(Cell(0, k) if across else Cell(k, 0))
             start, end = (left, left + pitch_x) if across else (top, top + pitch_y)
             if start < 0 or end > (width if across else height):
                 continue
-            strip = {"top": image[:y0, start:end], "bottom": image[y1:, start:end],
-                     "left": image[start:end, :x0], "right": image[start:end, x1:]
-                     }[side].astype(np.float32)
-            every = slice(None)
-            part: tuple[slice, slice] = {
-                "top": (slice(pitch - gap, None), every), "bottom": (slice(None, gap), every),
-                "left": (every, slice(pitch - gap, None)), "right": (every, slice(None, gap))
-            }[side]
-            distances = np.array([np.sqrt(np.mean((look[part] - strip) ** 2))
-                                  for look in looks])
+            strip = (beyond[:, start:end] if across else beyond[start:end]).astype(np.float32)
+            distances = np.sqrt(np.mean((strips - strip) ** 2, axis=(1, 2, 3)))
             near = float(distances[closed].min(initial=np.inf))
             other = float(distances[~closed].min(initial=np.inf))
             if near < _CUT_DISTANCE and _CUT_MARGIN * near < other:
                 return side
     return None
-
 
 def _rank(candidate: _Candidate) -> float:
     """Better boards cover more of the image with recognised cells (a lattice of half the
@@ -668,6 +665,7 @@ _ALIKE = (2.0, 12.0)
 """A cell is as close as a board's cells when its distance is within this many times
 their median, plus this much. In the fixtures at 75% to 200%, no edge line of a board
 has a cell beyond that."""
+
 _FIT_WEIGHT = 2.0
 """A snapped lattice whose cells are off is fitted only if its seeds weigh this much (two
 cells matched exactly); a stray lattice on some other window weighs less than one."""

@@ -487,10 +487,10 @@ def rms(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> float:
 
 def resample(image: Image, rows: int, cols: int) -> Image:
     """Resize a block of rows x cols cells so that every cell is CELL_SIZE a side."""
-    return _shrink(image, cols * CELL_SIZE, rows * CELL_SIZE)
+    return shrink(image, cols * CELL_SIZE, rows * CELL_SIZE)
 
 
-def _shrink(image: Image, width: int, height: int) -> Image:
+def shrink(image: Image, width: int, height: int) -> Image:
     """Resize by area averaging (by interpolation when it grows)."""
     shrinking = image.shape[1] >= width and image.shape[0] >= height
     return np.asarray(cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA

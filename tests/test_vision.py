@@ -17,7 +17,7 @@ import pytest
 
 from autoplay.bench import sweep_locate_read, sweep_read
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell
-from autoplay.errors import NoBoardFound, SkinError, UnreadableImage
+from autoplay.errors import BoardCut, NoBoardFound, SkinError, UnreadableImage
 from autoplay.learn import fit_lattice, learn_skin
 from autoplay.locate import _KEPT, _recent, locate_board, read_screenshot
 from autoplay.vision import (
@@ -158,9 +158,9 @@ def test_a_board_cut_through_covered_cells_by_the_edge_is_refused(
     that the cells beyond decide."""
     image, _ = fixture(*name.split("/"))
     whole = read_screenshot(image, list(skins.values()))
-    with pytest.raises(NoBoardFound, match=f"past the image's {side} edge"):
+    with pytest.raises(BoardCut, match=f"past the image's {side} edge"):
         read_screenshot(cut_through(image, whole.geometry, side), list(skins.values()))
-    with pytest.raises(NoBoardFound, match=f"past the image's {side} edge"):
+    with pytest.raises(BoardCut, match=f"past the image's {side} edge"):
         locate_board(cut_through(image, whole.geometry, side), skins[whole.skin])
 
 

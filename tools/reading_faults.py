@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from autoplay.board import Board
-from autoplay.errors import NoBoardFound
+from autoplay.errors import BoardCut, NoBoardFound
 from autoplay.locate import read_screenshot
 from autoplay.vision import Image, decode_image, load_skins
 
@@ -88,8 +88,10 @@ def cuts(seed: int, count: int) -> None:
             try:
                 read_screenshot(cut.copy(), skins)
                 tally["read"] += 1
-            except NoBoardFound as error:
-                tally["refused as cut" if "goes on past" in str(error) else "refused"] += 1
+            except BoardCut:
+                tally["refused as cut"] += 1
+            except NoBoardFound:
+                tally["refused"] += 1
         print(f"at {scale:.0%}: {dict(tally)}")
 
 
@@ -100,10 +102,11 @@ def whole() -> None:
         for path in FIXTURES:
             try:
                 read_screenshot(scaled(picture(path), scale), skins)
-            except NoBoardFound as error:
-                if "goes on past" in str(error):
-                    refused += 1
-                    print(f"{path.parent.name}/{path.name} at {scale:.0%}: {error}")
+            except BoardCut as error:
+                refused += 1
+                print(f"{path.parent.name}/{path.name} at {scale:.0%}: {error}")
+            except NoBoardFound:
+                pass
         print(f"at {scale:.0%}: {refused} of {len(FIXTURES)} refused as cut")
 
 
