@@ -88,6 +88,14 @@ def test_a_greyscale_copy_of_a_fixture_reads_exactly(path: Path, skins: dict[str
     assert str(reading.board) == str(truth)
 
 
+def on_desktop(image: Image, colour: int) -> Image:
+    """The picture on a plain desktop, 100 pixels of ``colour`` all round."""
+    height, width = image.shape[:2]
+    desktop = np.full((height + 200, width + 200, 3), colour, np.uint8)
+    desktop[100:100 + height, 100:100 + width] = image
+    return desktop
+
+
 @pytest.mark.parametrize("grey", [150, 192])
 @pytest.mark.parametrize("path", sorted((SCREENSHOTS / "xbomb").glob("*.png")),
                          ids=lambda path: path.stem)
@@ -97,20 +105,9 @@ def test_an_xbomb_window_on_a_grey_desktop_reads_without_the_desktop(
     only the detail of its pixels tells it from a grey desktop, which read as more
     covered columns."""
     image, truth = load(path)
-    height, width = image.shape[:2]
-    desktop = np.full((height + 200, width + 200, 3), grey, np.uint8)
-    desktop[100:100 + height, 100:100 + width] = image
-    reading = read_screenshot(desktop, list(skins.values()))
+    reading = read_screenshot(on_desktop(image, grey), list(skins.values()))
     assert (reading.skin, reading.unrecognized) == ("xbomb", ())
     assert str(reading.board) == str(truth)
-
-
-def on_desktop(image: Image, colour: int) -> Image:
-    """The picture on a plain desktop, 100 pixels of ``colour`` all round."""
-    height, width = image.shape[:2]
-    desktop = np.full((height + 200, width + 200, 3), colour, np.uint8)
-    desktop[100:100 + height, 100:100 + width] = image
-    return desktop
 
 
 @pytest.mark.parametrize(("name", "colour"), [
