@@ -215,7 +215,7 @@ class Skin:
         object.__setattr__(self, "features", features.astype(np.float32))
         object.__setattr__(self, "states", np.array([t.state for t in self.templates]))
         object.__setattr__(self, "apart", template_distances(self.features, self))
-        object.__setattr__(self, "spread", self.features.std(axis=1))
+        object.__setattr__(self, "spread", spread(self.features))
         object.__setattr__(self, "textured", np.array(
             [t.state != OUTSIDE and fine_detail(t.image)[0] >= TEXTURED
              for t in self.templates]))
@@ -605,14 +605,29 @@ class Match:
                      cut(self.too_plain))
 
 
-def template_distances(features: Floats, skin: Skin) -> Floats:
-    """Root-mean-square distance from every cell (row) to every template (column)."""
+def squared_norms(features: Floats) -> Floats:
+    """The sum of the squares of each row."""
+    return np.asarray(np.einsum("ij,ij->i", features, features), np.float32)
+
+
+def spread(features: Floats, norms: Floats | None = None) -> Floats:
+    """The standard deviation of each row, from its :func:`squared_norms` (``norms``, when
+    the caller has them for :func:`template_distances`) and its mean."""
+    norms = squared_norms(features) if norms is None else norms
+    means = cv2.reduce(features, 1, cv2.REDUCE_AVG, dtype=cv2.CV_64F).ravel()
+    variances = norms.astype(np.float64) / features.shape[1] - means * means
+    return np.asarray(np.sqrt(np.maximum(variances, 0.0)), np.float32)
+
+
+def template_distances(features: Floats, skin: Skin, norms: Floats | None = None) -> Floats:
+    """Root-mean-square distance from every cell (row) to every template (column);
+    ``norms``: the cells' :func:`squared_norms`, when the caller has them."""
     templates = skin.features
+    norms = squared_norms(features) if norms is None else norms
     # OpenCV's product, not numpy's: OpenBLAS threads stall for milliseconds on a busy machine.
     products = np.asarray(cv2.gemm(features, templates, -2.0, None,  # type: ignore[call-overload]
                                    0.0, flags=cv2.GEMM_2_T), np.float32)
-    squared = (np.einsum("ij,ij->i", features, features)[:, None] + products
-               + np.einsum("ij,ij->i", templates, templates)[None, :])
+    squared = norms[:, None] + products + squared_norms(templates)[None, :]
     distances: Floats = np.sqrt(np.maximum(squared, 0.0) / features.shape[1]).astype(np.float32)
     return distances
 
@@ -628,7 +643,8 @@ def match_cells(features: Floats, skin: Skin,
     (:data:`SPREAD_SHARE`). The cells marked ``plain`` are not matched to textured
     templates.
     """
-    distances = template_distances(features, skin)
+    norms = squared_norms(features)
+    distances = template_distances(features, skin, norms)
     if plain is not None:
         distances[np.ix_(plain, skin.textured)] = np.inf
     rows = np.arange(len(distances))
@@ -642,7 +658,7 @@ def match_cells(features: Floats, skin: Skin,
     apart = np.maximum(skin.apart[best, rival], 1e-3)
     lean = (near * near - far * far + apart * apart) / (2 * apart * apart)
     beyond = np.where(outside[None, :], distances, np.inf).min(axis=1)
-    too_plain = features.std(axis=1) < SPREAD_SHARE * skin.spread[best]
+    too_plain = spread(features, norms) < SPREAD_SHARE * skin.spread[best]
     with np.errstate(invalid="ignore"):  # no template of another state: no lean
         return Match(best, near, np.where(np.isfinite(far), lean, 0.0).astype(np.float32),
                       near < beyond, too_plain)
