@@ -2,16 +2,19 @@
 image's edge.
 
 ``borders``: each fixture in the middle of a plain desktop of 0, 150, 192 and 255 grey,
-100 pixels all round; each reading is exact, refused (an error), unrecognised (cells
-reported) or silently wrong. ``cuts``: fixtures drawn at random at 100%, 75%, 125% and
+100 pixels all round; each reading is exact, refused (an error), unrecognised (the right
+board, with cells reported), wrong with cells reported (another size or skin), or
+silently wrong. ``cuts``: fixtures drawn at random at 100%, 75%, 125% and
 150%, each cut by a line through its board between a fifth and a half of the way in, from
 a side drawn at random; each is refused as cut, refused otherwise, or read (a board cut
 through opened cells, or within a few pixels of a cell's edge, reads as what it shows).
-``whole``: every fixture at those scales, which must not be refused as cut.
+``whole``: every fixture at those scales, which must not be refused as cut. ``scales``:
+every fixture at 75%, 90%, 110% and 150%, each reading tallied as for ``borders``.
 
     python tools/reading_faults.py borders
     python tools/reading_faults.py cuts --seed 11 --count 40
     python tools/reading_faults.py whole
+    python tools/reading_faults.py scales
 """
 
 from __future__ import annotations
@@ -27,11 +30,12 @@ import numpy as np
 from autoplay.board import Board
 from autoplay.errors import BoardCut, NoBoardFound
 from autoplay.locate import read_screenshot
-from autoplay.vision import Image, decode_image, load_skins
+from autoplay.vision import Image, Skin, decode_image, load_skins
 
 FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "screenshots")
                   .glob("*/*.png"))
 SCALES = (1.0, 0.75, 1.25, 1.5)
+RESCALES = (0.75, 0.9, 1.1, 1.5)
 
 
 def picture(path: Path) -> Image:
@@ -45,28 +49,47 @@ def scaled(image: Image, scale: float) -> Image:
         cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)), np.uint8)
 
 
+def outcome(image: Image, path: Path, skins: list[Skin]) -> str:
+    """How ``image``, showing the board of fixture ``path``, reads: exact, refused (an
+    error), unrecognised (the right board, with cells reported), wrong with cells reported
+    (another size or skin), or silently wrong."""
+    truth = Board.parse(path.with_name(path.stem + ".board.txt").read_text())
+    try:
+        reading = read_screenshot(image, skins)
+    except NoBoardFound:
+        return "refused"
+    board = reading.board
+    right = (reading.skin, board.width, board.height) == (path.parent.name, truth.width,
+                                                           truth.height)
+    if reading.unrecognized:
+        return "unrecognised" if right else "wrong, cells reported"
+    return "exact" if right and str(board) == str(truth) else "silently wrong"
+
+
 def borders() -> None:
     skins = load_skins()
     tally: Counter[str] = Counter()
     for path in FIXTURES:
-        truth = str(Board.parse(path.with_name(path.stem + ".board.txt").read_text()))
         image = picture(path)
         height, width = image.shape[:2]
         for grey in (0, 150, 192, 255):
             desktop = np.full((height + 200, width + 200, 3), grey, np.uint8)
             desktop[100:100 + height, 100:100 + width] = image
-            try:
-                reading = read_screenshot(desktop, skins)
-            except NoBoardFound:
-                outcome = "refused"
-            else:
-                outcome = ("unrecognised" if reading.unrecognized else "exact"
-                           if (reading.skin, str(reading.board)) == (path.parent.name, truth)
-                           else "silently wrong")
-            tally[outcome] += 1
-            if outcome != "exact":
-                print(f"{path.parent.name}/{path.name} on {grey}: {outcome}")
+            tally[found := outcome(desktop, path, skins)] += 1
+            if found != "exact":
+                print(f"{path.parent.name}/{path.name} on {grey}: {found}")
     print(dict(tally))
+
+
+def scales() -> None:
+    skins = load_skins()
+    for scale in RESCALES:
+        tally: Counter[str] = Counter()
+        for path in FIXTURES:
+            tally[found := outcome(scaled(picture(path), scale), path, skins)] += 1
+            if found != "exact":
+                print(f"{path.parent.name}/{path.name} at {scale:.0%}: {found}")
+        print(f"at {scale:.0%}: {dict(tally)}")
 
 
 def cuts(seed: int, count: int) -> None:
@@ -112,7 +135,7 @@ def whole() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sweep", choices=["borders", "cuts", "whole"])
+    parser.add_argument("sweep", choices=["borders", "cuts", "whole", "scales"])
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--count", type=int, default=40)
     args = parser.parse_args()
@@ -120,6 +143,8 @@ def main() -> None:
         borders()
     elif args.sweep == "cuts":
         cuts(args.seed, args.count)
+    elif args.sweep == "scales":
+        scales()
     else:
         whole()
 
