@@ -646,19 +646,22 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
 
 
 def _alike(match: Match, board: Match) -> npt.NDArray[np.bool_]:
-    """Per cell of ``match``: recognised, and about as close to its template as the cells
-    of ``board`` are to theirs (within :data:`_ALIKE` of their median distance).
+    """Per cell of ``match``: a cell of the skin (:meth:`~autoplay.vision.Match.is_cell`),
+    and about as close to its template as the cells of ``board`` are to theirs (within
+    :data:`_ALIKE` of their median distance).
 
     A line of cells next to a board joins it only if most of its cells are alike: at the
     board's own scale its cells match almost exactly, while a window's frame with a plain
     desktop beyond can come within :data:`~autoplay.vision.MAX_DISTANCE` of a thin look
-    (xbomb's 0, a white cell with lines at its edges, read on a white desktop)."""
-    recognised = board.recognised()
-    if not recognised.any():
-        return match.recognised()
+    (xbomb's 0, a white cell with lines at its edges, read on a white desktop). A cell
+    leaning between two looks is still a cell: shrunk to 75%, a row of sgt-mines' covered
+    cells leans a third of the way to an opened one, and was left off the board."""
+    cells = board.is_cell()
+    if not cells.any():
+        return match.is_cell()
     times, plus = _ALIKE
-    bound = times * float(np.median(board.distance[recognised])) + plus
-    return match.recognised() & (match.distance <= bound)
+    bound = times * float(np.median(board.distance[cells])) + plus
+    return match.is_cell() & (match.distance <= bound)
 
 
 _ALIKE = (2.0, 12.0)

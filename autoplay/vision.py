@@ -591,8 +591,12 @@ class Match:
 
     def recognised(self) -> npt.NDArray[np.bool_]:
         """Per cell: whether it is read as its closest template's state."""
-        return (self.inside & ~self.too_plain & (self.distance <= MAX_DISTANCE)
-                & (self.lean <= MAX_LEAN))
+        return self.is_cell() & (self.lean <= MAX_LEAN)
+
+    def is_cell(self) -> npt.NDArray[np.bool_]:
+        """Per cell: whether it looks like a cell of the skin, whichever state it shows
+        (a cell leaning between two states is still a cell)."""
+        return self.inside & ~self.too_plain & (self.distance <= MAX_DISTANCE)
 
     def block(self, cols: int, edges: tuple[int, int, int, int]) -> Match:
         """The match of the cells [top:bottom, left:right] of a lattice ``cols`` wide."""

@@ -219,6 +219,25 @@ def test_rescaled_fixture_reads_exactly(path: Path, scale: float, skins: dict[st
     assert geometry.left == pytest.approx(native.left * scale, abs=0.6 * scale)
 
 
+def shrunk(image: Image, scale: float) -> Image:
+    return np.asarray(cv2.resize(image, None, fx=scale, fy=scale,
+                                 interpolation=cv2.INTER_AREA), np.uint8)
+
+
+@pytest.mark.parametrize(("name", "scale"), [
+    ("sgt-mines/9x9-opened", 0.75),  # its top row leans towards an opened cell
+    ("xdemineur/12x9-new", 0.75),
+])
+def test_a_shrunk_board_keeps_every_line(name: str, scale: float, skins: dict[str, Skin]
+                                         ) -> None:
+    """Shrunk, these read a line or two short, with no warning, before the edge search
+    took a leaning cell for a cell."""
+    image, truth = load(SCREENSHOTS / f"{name}.png")
+    reading = read_screenshot(shrunk(image, scale), list(skins.values()))
+    assert (reading.skin, reading.unrecognized) == (name.split("/")[0], ())
+    assert str(reading.board) == str(truth)
+
+
 def cropped(image: Image, skin: Skin) -> Image:
     """The board cut out to its cells, nothing around them."""
     x0, y0, x1, y1 = locate_board(image, skin).box()
