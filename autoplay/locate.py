@@ -588,7 +588,9 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     lattice extended by a few cells each way, its edges move in while the edge row or
     column is mostly unrecognised, and out while the one beyond is mostly recognised.
     Fitting again on the bigger board refines the pitch; this repeats until the edges
-    stay. None when what is left is no board.
+    stay, or come back to where they were. A lattice between pixels is then polished, and
+    grown by the lines its polished pitch reaches (:func:`_extend`). None when what is left
+    is no board.
 
     A ``snapped`` lattice (see :func:`_on_pixels`) is first taken as it is, and fitted only
     when its cells do not match almost exactly (its seeds can put it a pixel or two off) and
@@ -603,6 +605,7 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
         clipped = _clip(geometry, image)
         if clipped is None or not _is_close(match_lattice(image, clipped, skin)):
             return None
+    seen: set[tuple[int, int, int, int]] = set()
     for _ in range(64):
         clipped = _clip(geometry, image)
         aligned = clipped if fitted or clipped is None else align(image, skin, clipped)
@@ -614,10 +617,8 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
         if grown is None:
             return None
         grown_match = match_lattice(image, grown, skin)
-        top = min(max(round((aligned.top - grown.top) / grown.pitch_y), 0), grown.rows - 1)
-        left = min(max(round((aligned.left - grown.left) / grown.pitch_x), 0), grown.cols - 1)
-        block = (top, left, min(top + aligned.rows, grown.rows),
-                 min(left + aligned.cols, grown.cols))
+        block = _block(grown, aligned)
+        top, left = block[:2]
         if snapped and not _is_close(grown_match.block(grown.cols, block)):
             if not fitted or weight < _FIT_WEIGHT:
                 return None
@@ -632,10 +633,15 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
         if edges == (top, left, top + aligned.rows, left + aligned.cols):
             match = grown_match.block(grown.cols, edges)
             break
+        state = (round(geometry.top), round(geometry.left), geometry.rows, geometry.cols)
+        if state in seen:  # the edges go round in a cycle: _extend settles them
+            break
+        seen.add(state)
     if match is None:
         match = match_lattice(image, geometry, skin)
     if match.distance.mean() > _PIXEL_EXACT:  # between pixels: place it finer
         geometry, match = _polish(image, skin, geometry, match)
+        geometry, match = _extend(image, skin, geometry, match)
     candidate = _Candidate(geometry, match)
     if (geometry.rows < 2 or geometry.cols < 2
             or candidate.recognised < max(_MIN_CELLS, _MIN_RECOGNISED * geometry.rows
@@ -643,6 +649,45 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
             or not _is_lattice(image, skin, geometry, match)):
         return None
     return candidate
+
+
+def _extend(image: Image, skin: Skin, geometry: Geometry, match: Match
+            ) -> tuple[Geometry, Match]:
+    """Grow a polished lattice by the lines beyond its edges that are alike (see
+    :func:`_alike`), polishing it again after each step.
+
+    Fitting can misjudge the pitch by a few tenths of a percent on a rescaled board full
+    of one look (a lost game's mines), enough to put its far lines off their cells, so
+    that :func:`_settle` leaves them out; the polished pitch reaches them."""
+    for _ in range(_EXTEND_STEPS):
+        grown = _clip(geometry.grown(1, 1, 1, 1), image)
+        if grown is None:
+            break
+        block = _block(grown, geometry)
+        if (block[2] - block[0], block[3] - block[1]) != (geometry.rows, geometry.cols):
+            break  # the lattice itself goes past the image: nothing to grow
+        grown_match = match_lattice(image, grown, skin)
+        edges = _edges(_alike(grown_match, grown_match.block(grown.cols, block)).reshape(
+            grown.rows, grown.cols), *block)
+        if (edges is None or edges == block or edges[0] > block[0] or edges[1] > block[1]
+                or edges[2] < block[2] or edges[3] < block[3]):
+            break
+        geometry = grown.grown(-edges[0], -edges[1], edges[2] - grown.rows,
+                               edges[3] - grown.cols)
+        geometry, match = _polish(image, skin, geometry,
+                                  grown_match.block(grown.cols, edges))
+    return geometry, match
+
+
+_EXTEND_STEPS = 4
+
+
+def _block(grown: Geometry, inner: Geometry) -> tuple[int, int, int, int]:
+    """Where the cells of ``inner`` are in ``grown``, a lattice of the same pitch around
+    it (clipped to the image): its top, left, bottom and right cell, in ``grown``."""
+    top = min(max(round((inner.top - grown.top) / grown.pitch_y), 0), grown.rows - 1)
+    left = min(max(round((inner.left - grown.left) / grown.pitch_x), 0), grown.cols - 1)
+    return top, left, min(top + inner.rows, grown.rows), min(left + inner.cols, grown.cols)
 
 
 def _alike(match: Match, board: Match) -> npt.NDArray[np.bool_]:
