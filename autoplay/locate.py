@@ -220,7 +220,8 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
     searched for one first, and the others only if none is found (see :func:`_in_order`):
     a game being played shows covered cells, so on a screen with one game the other skins
     cost only the search for their covered look. Else the coarse search runs at every scale
-    of the ladder, and only the most promising rough lattices are settled.
+    of the ladder, only the most promising rough lattices are settled, and the best board
+    is grown by any line its settled pitch reaches (:func:`_extend`).
 
     In a grey image (a screenshot saved in greyscale) the skins are matched in grey too.
 
@@ -249,7 +250,10 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
         tried = {id(item): item for item in by_area[:_SETTLED] + by_count[:_SETTLED]}
         best = _best(image, skin, list(tried.values()))
         found += [(best, skin)] if best is not None else []
-    return max(found, key=lambda pair: _rank(pair[0]), default=None)
+    if not found:
+        return None
+    candidate, skin = max(found, key=lambda pair: _rank(pair[0]))
+    return _extend(image, skin, candidate), skin
 
 
 @functools.cache
@@ -588,9 +592,9 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     lattice extended by a few cells each way, its edges move in while the edge row or
     column is mostly unrecognised, and out while the one beyond is mostly recognised.
     Fitting again on the bigger board refines the pitch; this repeats until the edges
-    stay, or come back to where they were. A lattice between pixels is then polished, and
-    grown by the lines its polished pitch reaches (:func:`_extend`). None when what is left
-    is no board.
+    stay, or come back to where they were (:func:`_extend` then grows the best board
+    found). A lattice between pixels is then polished. None when what is left is no
+    board.
 
     A ``snapped`` lattice (see :func:`_on_pixels`) is first taken as it is, and fitted only
     when its cells do not match almost exactly (its seeds can put it a pixel or two off) and
@@ -634,14 +638,13 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
             match = grown_match.block(grown.cols, edges)
             break
         state = (round(geometry.top), round(geometry.left), geometry.rows, geometry.cols)
-        if state in seen:  # the edges go round in a cycle: _extend settles them
+        if state in seen:  # the edges go round in a cycle
             break
         seen.add(state)
     if match is None:
         match = match_lattice(image, geometry, skin)
     if match.distance.mean() > _PIXEL_EXACT:  # between pixels: place it finer
         geometry, match = _polish(image, skin, geometry, match)
-        geometry, match = _extend(image, skin, geometry, match)
     candidate = _Candidate(geometry, match)
     if (geometry.rows < 2 or geometry.cols < 2
             or candidate.recognised < max(_MIN_CELLS, _MIN_RECOGNISED * geometry.rows
@@ -651,14 +654,15 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     return candidate
 
 
-def _extend(image: Image, skin: Skin, geometry: Geometry, match: Match
-            ) -> tuple[Geometry, Match]:
-    """Grow a polished lattice by the lines beyond its edges that are alike (see
+def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
+    """Grow a settled board by the lines beyond its edges that are alike (see
     :func:`_alike`), polishing it again after each step.
 
     Fitting can misjudge the pitch by a few tenths of a percent on a rescaled board full
     of one look (a lost game's mines), enough to put its far lines off their cells, so
-    that :func:`_settle` leaves them out; the polished pitch reaches them."""
+    that :func:`_settle` leaves them out; the polished pitch reaches them. Only the best
+    board is grown: polishing every stray lattice of the ladder again costs too much."""
+    geometry, match = candidate.geometry, candidate.match
     for _ in range(_EXTEND_STEPS):
         grown = _clip(geometry.grown(1, 1, 1, 1), image)
         if grown is None:
@@ -676,7 +680,7 @@ def _extend(image: Image, skin: Skin, geometry: Geometry, match: Match
                                edges[3] - grown.cols)
         geometry, match = _polish(image, skin, geometry,
                                   grown_match.block(grown.cols, edges))
-    return geometry, match
+    return _Candidate(geometry, match)
 
 
 _EXTEND_STEPS = 4
@@ -699,8 +703,9 @@ def _alike(match: Match, board: Match) -> npt.NDArray[np.bool_]:
     board's own scale its cells match almost exactly, while a window's frame with a plain
     desktop beyond can come within :data:`~autoplay.vision.MAX_DISTANCE` of a thin look
     (xbomb's 0, a white cell with lines at its edges, read on a white desktop). A cell
-    leaning between two looks is still a cell: shrunk to 75%, a row of sgt-mines' covered
-    cells leans a third of the way to an opened one, and was left off the board."""
+    leaning a little past :data:`~autoplay.vision.MAX_LEAN` is still a cell: shrunk to
+    75%, a row of sgt-mines' covered cells leans that far towards an opened one, and was
+    left off the board."""
     cells = board.is_cell()
     if not cells.any():
         return match.is_cell()

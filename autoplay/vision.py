@@ -49,6 +49,11 @@ MAX_LEAN = 0.3
 the line from its closest template (0) to that one (1), it must lie below this. Only the
 difference between the two looks counts, not the blur a rescaled screenshot adds
 everywhere, so a thin digit on a plain cell stays told apart from the plain cell."""
+CELL_LEAN = 0.35
+"""A cell leaning a little further is no longer read, but still taken for a cell of the
+board where its edges are sought: shrunk to 75%, a row of sgt-mines' covered cells leans
+0.31 towards an opened cell. With no bound, stray lattices of other skins grow over a
+rescaled board by cells between two of their looks, and settling them took twice as long."""
 
 COARSE = 8
 """Cell side in the coarse search of :mod:`autoplay.locate`: the image is shrunk so that a
@@ -594,9 +599,10 @@ class Match:
         return self.is_cell() & (self.lean <= MAX_LEAN)
 
     def is_cell(self) -> npt.NDArray[np.bool_]:
-        """Per cell: whether it looks like a cell of the skin, whichever state it shows
-        (a cell leaning between two states is still a cell)."""
-        return self.inside & ~self.too_plain & (self.distance <= MAX_DISTANCE)
+        """Per cell: whether it looks like a cell of the skin, though perhaps not clearly
+        enough to be read: it may lean up to :data:`CELL_LEAN` towards another state."""
+        return (self.inside & ~self.too_plain & (self.distance <= MAX_DISTANCE)
+                & (self.lean <= CELL_LEAN))
 
     def block(self, cols: int, edges: tuple[int, int, int, int]) -> Match:
         """The match of the cells [top:bottom, left:right] of a lattice ``cols`` wide."""

@@ -240,7 +240,20 @@ def test_a_shrunk_board_keeps_every_line(name: str, scale: float, skins: dict[st
     assert str(reading.board) == str(truth)
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda path: f"{path.parent.name}/{path.stem}")
+SILENTLY_WRONG_AT_THREE_QUARTERS = {
+    SCREENSHOTS / "xbomb" / "30x16-lost.png":
+        "reads as 3 rows of 2 mines near the window's top; the board, its checker averaged "
+        "to plain, is not found",
+}
+"""The known faults, each listed in the README: the test fails if one is fixed, so that
+the list is kept true."""
+
+
+@pytest.mark.parametrize("path", [
+    pytest.param(path, marks=pytest.mark.xfail(reason=SILENTLY_WRONG_AT_THREE_QUARTERS[path],
+                                               strict=True))
+    if path in SILENTLY_WRONG_AT_THREE_QUARTERS else path
+    for path in FIXTURES], ids=lambda path: f"{path.parent.name}/{path.stem}")
 def test_a_fixture_at_three_quarters_is_read_right_or_not_at_all(
         path: Path, skins: dict[str, Skin]) -> None:
     """At 75% some cells no longer match their looks. The image may be refused, or its
