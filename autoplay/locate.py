@@ -590,7 +590,8 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
 
     The lattice is fitted to where its cells match their templates best; then, on the
     lattice extended by a few cells each way, its edges move in while the edge row or
-    column is mostly unrecognised, and out while the one beyond is mostly recognised.
+    column is mostly not cells of the skin, and out while the one beyond is mostly cells
+    matching about as closely as the board's (:func:`_alike`).
     Fitting again on the bigger board refines the pitch; this repeats until the edges
     stay, or come back to where they were (:func:`_extend` then grows the best board
     found). A lattice between pixels is then polished. None when what is left is no
