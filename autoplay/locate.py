@@ -629,12 +629,10 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
                 return None
             fitted = False
             continue
-        edges = _edges(_alike(grown_match, grown_match.block(grown.cols, block)).reshape(
-            grown.rows, grown.cols), *block)
-        if edges is None:
+        moved = _moved_edges(grown, grown_match, block)
+        if moved is None:
             return None
-        geometry = grown.grown(-edges[0], -edges[1], edges[2] - grown.rows,
-                                 edges[3] - grown.cols)
+        edges, geometry = moved
         if edges == (top, left, top + aligned.rows, left + aligned.cols):
             match = grown_match.block(grown.cols, edges)
             break
@@ -672,19 +670,32 @@ def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
         if (block[2] - block[0], block[3] - block[1]) != (geometry.rows, geometry.cols):
             break  # the lattice itself goes past the image: nothing to grow
         grown_match = match_lattice(image, grown, skin)
-        edges = _edges(_alike(grown_match, grown_match.block(grown.cols, block)).reshape(
-            grown.rows, grown.cols), *block)
-        if (edges is None or edges == block or edges[0] > block[0] or edges[1] > block[1]
+        moved = _moved_edges(grown, grown_match, block)
+        if moved is None:
+            break
+        edges, larger = moved
+        if (edges == block or edges[0] > block[0] or edges[1] > block[1]
                 or edges[2] < block[2] or edges[3] < block[3]):
             break
-        geometry = grown.grown(-edges[0], -edges[1], edges[2] - grown.rows,
-                               edges[3] - grown.cols)
-        geometry, match = _polish(image, skin, geometry,
+        geometry, match = _polish(image, skin, larger,
                                   grown_match.block(grown.cols, edges))
     return _Candidate(geometry, match)
 
 
 _EXTEND_STEPS = 4
+
+
+def _moved_edges(grown: Geometry, grown_match: Match, block: tuple[int, int, int, int]
+                 ) -> tuple[tuple[int, int, int, int], Geometry] | None:
+    """The edges of the board ``block`` of ``grown`` once moved by :func:`_edges` over
+    the lines that are :func:`_alike` its cells, and the lattice within them; None when
+    nothing is left."""
+    edges = _edges(_alike(grown_match, grown_match.block(grown.cols, block)).reshape(
+        grown.rows, grown.cols), *block)
+    if edges is None:
+        return None
+    return edges, grown.grown(-edges[0], -edges[1], edges[2] - grown.rows,
+                              edges[3] - grown.cols)
 
 
 def _block(grown: Geometry, inner: Geometry) -> tuple[int, int, int, int]:
