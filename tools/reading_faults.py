@@ -10,11 +10,16 @@ a side drawn at random; each is refused as cut, refused otherwise, or read (a bo
 through opened cells, or within a few pixels of a cell's edge, reads as what it shows).
 ``whole``: every fixture at those scales, which must not be refused as cut. ``scales``:
 every fixture at 75%, 90%, 110% and 150%, each reading tallied as for ``borders``.
+``phases``: every fixture on a desktop of 150 grey, moved by 0 to 5 pixels each way
+(:data:`SHIFTS`), so that its cells fall on the coarse search's pixels in every phase
+(a cell of 48 pixels is 6 of the image's pixels to one of them), tallied as for
+``borders``.
 
     python tools/reading_faults.py borders
     python tools/reading_faults.py cuts --seed 11 --count 40
     python tools/reading_faults.py whole
     python tools/reading_faults.py scales
+    python tools/reading_faults.py phases
 """
 
 from __future__ import annotations
@@ -36,6 +41,9 @@ FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "screen
                   .glob("*/*.png"))
 SCALES = (1.0, 0.75, 1.25, 1.5)
 RESCALES = (0.75, 0.9, 1.1, 1.5)
+SHIFTS = ((0, 0), (1, 3), (2, 5), (3, 1), (4, 4), (5, 2))
+"""Moves (right, down) of a fixture on its desktop: every phase of a 6-pixel step once
+each way."""
 
 
 def picture(path: Path) -> Image:
@@ -66,18 +74,35 @@ def outcome(image: Image, path: Path, skins: list[Skin]) -> str:
     return "exact" if right and str(board) == str(truth) else "silently wrong"
 
 
+def on_desktop(image: Image, grey: int, right: int = 0, down: int = 0) -> Image:
+    """``image`` on a plain desktop of ``grey``, 100 pixels all round before it is moved
+    ``right`` and ``down``."""
+    height, width = image.shape[:2]
+    desktop = np.full((height + 200, width + 200, 3), grey, np.uint8)
+    desktop[100 + down:100 + down + height, 100 + right:100 + right + width] = image
+    return desktop
+
+
 def borders() -> None:
     skins = load_skins()
     tally: Counter[str] = Counter()
     for path in FIXTURES:
-        image = picture(path)
-        height, width = image.shape[:2]
         for grey in (0, 150, 192, 255):
-            desktop = np.full((height + 200, width + 200, 3), grey, np.uint8)
-            desktop[100:100 + height, 100:100 + width] = image
-            tally[found := outcome(desktop, path, skins)] += 1
+            tally[found := outcome(on_desktop(picture(path), grey), path, skins)] += 1
             if found != "exact":
                 print(f"{path.parent.name}/{path.name} on {grey}: {found}")
+    print(dict(tally))
+
+
+def phases() -> None:
+    skins = load_skins()
+    tally: Counter[str] = Counter()
+    for path in FIXTURES:
+        for right, down in SHIFTS:
+            desktop = on_desktop(picture(path), 150, right, down)
+            tally[found := outcome(desktop, path, skins)] += 1
+            if found != "exact":
+                print(f"{path.parent.name}/{path.name} moved ({right}, {down}): {found}")
     print(dict(tally))
 
 
@@ -135,7 +160,7 @@ def whole() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sweep", choices=["borders", "cuts", "whole", "scales"])
+    parser.add_argument("sweep", choices=["borders", "cuts", "whole", "scales", "phases"])
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--count", type=int, default=40)
     args = parser.parse_args()
@@ -145,6 +170,8 @@ def main() -> None:
         cuts(args.seed, args.count)
     elif args.sweep == "scales":
         scales()
+    elif args.sweep == "phases":
+        phases()
     else:
         whole()
 
