@@ -29,6 +29,11 @@ _VARIANT_DISTANCE = 8.0
 """Two looks of a state closer than this are kept as one template."""
 _OUTSIDE_DISTANCE = 12.0
 """A look from around the board closer than this to a cell's is not kept as ``outside``."""
+_SQUARE = 0.1
+"""A lattice whose pitch differs more than this between the axes is no board: every game's
+cells are square, while a board given smaller than the one shown can fit the image's
+edges as a few tall cells, each two or three rows of the real board (then its skin, cut
+there, reads that board back)."""
 
 
 def learn_skin(name: str, examples: Sequence[tuple[Image, Board]]) -> Skin:
@@ -52,6 +57,10 @@ def learn_skin(name: str, examples: Sequence[tuple[Image, Board]]) -> Skin:
             raise SkinError("a board to learn from must show at least two kinds of cell "
                             "(say unopened and opened)")
         geometry = fit_lattice(image, board)
+        if abs(geometry.pitch_x / geometry.pitch_y - 1) > _SQUARE:
+            raise SkinError(f"the board does not match the screenshot: its cells fit only as "
+                            f"{geometry.pitch_x:.1f}x{geometry.pitch_y:.1f} pixel "
+                            f"rectangles, and a Minesweeper game's cells are square")
         if templates:  # cut where the looks learned so far match best, as a reader would
             so_far = Skin(name, (geometry.pitch_x, geometry.pitch_y), tuple(templates))
             geometry = align(image, so_far, geometry) or geometry

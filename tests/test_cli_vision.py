@@ -251,8 +251,8 @@ def test_learning_refuses_a_board_smaller_than_the_one_shown(learned_skins: Path
     result = run("skin", "learn", str(SCREENSHOTS / "xdemineur" / "12x9-lost.png"),
                  "--board", str(corner), "--name", "corner")
     assert (result.exit_code, result.stderr) == (1, (
-        "Error: the board does not match the screenshot: read with the skin learned, no "
-        "Minesweeper board found in the 283x285 image (skins tried: corner)\n"))
+        "Error: the board does not match the screenshot: its cells fit only as 20.8x59.2 "
+        "pixel rectangles, and a Minesweeper game's cells are square\n"))
     assert not (learned_skins / "corner").exists()
 
 
