@@ -598,7 +598,8 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     board.
 
     A ``snapped`` lattice (see :func:`_on_pixels`) is first taken as it is, and fitted only
-    when its cells do not match almost exactly (its seeds can put it a pixel or two off) and
+    when its cells within the edges they give do not match almost exactly (its seeds can
+    put it a pixel or two off, or spill onto a window's plain lines beside the board) and
     its seeds weigh at least ``_FIT_WEIGHT``. When its cells do not match almost exactly
     even then, it is no board at one of the skin's own scales, and None is returned at once;
     the ladder of scales settles it later if need be. (Fitting every stray lattice of every
@@ -624,12 +625,13 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
         grown_match = match_lattice(image, grown, skin)
         block = _block(grown, aligned)
         top, left = block[:2]
-        if snapped and not _is_close(grown_match.block(grown.cols, block)):
+        moved = _moved_edges(grown, grown_match, block)
+        if snapped and (moved is None
+                        or not _is_close(grown_match.block(grown.cols, moved[0]))):
             if not fitted or weight < _FIT_WEIGHT:
                 return None
             fitted = False
             continue
-        moved = _moved_edges(grown, grown_match, block)
         if moved is None:
             return None
         edges, geometry = moved

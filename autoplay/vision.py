@@ -226,9 +226,7 @@ class Skin:
              for t in self.templates]))
         cells = sorted((t for t in self.templates if t.state != OUTSIDE),
                        key=lambda t: t.state != UNKNOWN)
-        smalls = [np.asarray(cv2.resize(cv2.cvtColor(t.image, cv2.COLOR_BGR2GRAY),
-                                        (COARSE, COARSE), interpolation=cv2.INTER_AREA),
-                             np.uint8) for t in cells]
+        smalls = [_coarse_look(t.image) for t in cells]
         scales = [1.0]
         for width in sorted({t.image.shape[1] for t in cells}):
             if all(abs(width / self.pitch[0] / scale - 1) > 0.05 for scale in scales):
@@ -239,12 +237,11 @@ class Skin:
         # chosen: as many of those as a skin of one scale has.
         coarse: list[Image] = []
         for scale in scales:
-            covered = next((t for t in cells if t.state == UNKNOWN and abs(
-                t.image.shape[1] / self.pitch[0] / scale - 1) <= 0.05), None)
-            if covered is not None:
-                look = _coarse_look(covered.image)
-                if all(rms(look, c) >= 4.0 for c in coarse):
-                    coarse.append(look)
+            covered = next((small for t, small in zip(cells, smalls) if t.state == UNKNOWN
+                            and abs(t.image.shape[1] / self.pitch[0] / scale - 1) <= 0.05),
+                           None)
+            if covered is not None and all(rms(covered, c) >= 4.0 for c in coarse):
+                coarse.append(covered)
         object.__setattr__(self, "covered", tuple(coarse))
         coarse = coarse or smalls[:1]
         most = len(coarse) + _SEED_TEMPLATES - 1
@@ -323,10 +320,13 @@ class Skin:
 
 
 def _coarse_look(image: Image) -> Image:
-    """A covered cell at the coarse search's size, as the mean of its looks shifted by a
-    pixel each way: its edge lines fall on a shrunk screen's pixels in any phase, whole in
-    one or split across two, and a line a tenth of a small cell wide (xbomb's 2 px lines
-    at 20 px) is then far from either look; the mean is close to both."""
+    """A cell at the coarse search's size, as the mean of its looks shifted by a pixel
+    each way: its lines fall on a shrunk screen's pixels in any phase, whole in one or
+    split across two, and a line a tenth of a small cell wide (xbomb's 2 px lines at
+    20 px) is then far from either look; the mean is close to both. Every look is made
+    so, not only the covered one: with the others plain, Ace of Penguins' won boards of
+    48 px cells gave seeds in some phases of the screen's pixels and none in others, so
+    that a won game was found or not by where its window stood."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     looks = [cv2.resize(np.roll(grey, shift, axis=(0, 1)), (COARSE, COARSE),
                         interpolation=cv2.INTER_AREA).astype(np.float32)
