@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import random
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import cv2
@@ -48,6 +49,12 @@ each way."""
 
 def picture(path: Path) -> Image:
     return decode_image(path.read_bytes(), path.name)
+
+
+def pictures() -> Iterator[tuple[Path, Image]]:
+    """Every fixture and its picture, each decoded once."""
+    for path in FIXTURES:
+        yield path, picture(path)
 
 
 def scaled(image: Image, scale: float) -> Image:
@@ -83,45 +90,42 @@ def on_desktop(image: Image, grey: int, right: int = 0, down: int = 0) -> Image:
     return desktop
 
 
+def tally(cases: Iterable[tuple[Image, Path, str]], skins: list[Skin]) -> Counter[str]:
+    """The outcomes of ``cases`` (an image, the fixture it shows, and how it was made from
+    it), counted; each one not exact is printed as it comes."""
+    counts: Counter[str] = Counter()
+    for image, path, how in cases:
+        counts[found := outcome(image, path, skins)] += 1
+        if found != "exact":
+            print(f"{path.parent.name}/{path.name} {how}: {found}")
+    return counts
+
+
 def borders() -> None:
     skins = load_skins()
-    tally: Counter[str] = Counter()
-    for path in FIXTURES:
-        for grey in (0, 150, 192, 255):
-            tally[found := outcome(on_desktop(picture(path), grey), path, skins)] += 1
-            if found != "exact":
-                print(f"{path.parent.name}/{path.name} on {grey}: {found}")
-    print(dict(tally))
+    print(dict(tally(((on_desktop(image, grey), path, f"on {grey}")
+                      for path, image in pictures() for grey in (0, 150, 192, 255)), skins)))
 
 
 def phases() -> None:
     skins = load_skins()
-    tally: Counter[str] = Counter()
-    for path in FIXTURES:
-        for right, down in SHIFTS:
-            desktop = on_desktop(picture(path), 150, right, down)
-            tally[found := outcome(desktop, path, skins)] += 1
-            if found != "exact":
-                print(f"{path.parent.name}/{path.name} moved ({right}, {down}): {found}")
-    print(dict(tally))
+    print(dict(tally(((on_desktop(image, 150, right, down), path, f"moved ({right}, {down})")
+                      for path, image in pictures() for right, down in SHIFTS), skins)))
 
 
 def scales() -> None:
     skins = load_skins()
     for scale in RESCALES:
-        tally: Counter[str] = Counter()
-        for path in FIXTURES:
-            tally[found := outcome(scaled(picture(path), scale), path, skins)] += 1
-            if found != "exact":
-                print(f"{path.parent.name}/{path.name} at {scale:.0%}: {found}")
-        print(f"at {scale:.0%}: {dict(tally)}")
+        counts = tally(((scaled(image, scale), path, f"at {scale:.0%}")
+                        for path, image in pictures()), skins)
+        print(f"at {scale:.0%}: {dict(counts)}")
 
 
 def cuts(seed: int, count: int) -> None:
     skins = load_skins()
     rng = random.Random(seed)
     for scale in SCALES:
-        tally: Counter[str] = Counter()
+        counts: Counter[str] = Counter()
         for path in rng.sample(FIXTURES, count):
             image = scaled(picture(path), scale)
             try:
@@ -135,12 +139,12 @@ def cuts(seed: int, count: int) -> None:
                    "left": image[:, x0 + across:], "right": image[:, :x1 - across]}[side]
             try:
                 read_screenshot(cut.copy(), skins)
-                tally["read"] += 1
+                counts["read"] += 1
             except BoardCut:
-                tally["refused as cut"] += 1
+                counts["refused as cut"] += 1
             except NoBoardFound:
-                tally["refused"] += 1
-        print(f"at {scale:.0%}: {dict(tally)}")
+                counts["refused"] += 1
+        print(f"at {scale:.0%}: {dict(counts)}")
 
 
 def whole() -> None:
