@@ -365,8 +365,7 @@ class _Coarse:
             level = max((grey for grey in self.pyramid
                          if grey.shape[0] >= height and grey.shape[1] >= width),
                         key=lambda grey: -grey.size, default=self.pyramid[0])
-            small = np.asarray(cv2.resize(level, (width, height), interpolation=(
-                cv2.INTER_AREA if level.shape[1] > width else cv2.INTER_LINEAR)), np.uint8)
+            small = shrink(level, width, height)
             squares = cv2.sqrBoxFilter(small, cv2.CV_32F, (COARSE, COARSE), anchor=(0, 0))
             return small.astype(np.float32), np.asarray(squares, np.float32)
         return _recent(self._shrunk, (width, height), make)
@@ -893,9 +892,7 @@ def _fit_block(image: Image, skin: Skin, geometry: Geometry, most: int = 24
         results = []
         for best in map(int, candidates[:1] if is_exact else candidates):
             if best not in scaled:
-                source = skin.templates[best].image
-                scaled[best] = np.asarray(cv2.resize(source, (width, height), interpolation=(
-                    cv2.INTER_AREA if source.shape[1] > width else cv2.INTER_LINEAR)), np.uint8)
+                scaled[best] = shrink(skin.templates[best].image, width, height)
             results.append(np.asarray(cv2.matchTemplate(window, scaled[best], cv2.TM_SQDIFF),
                                       np.float32))
         result = min(results, key=lambda r: float(r.min()))
