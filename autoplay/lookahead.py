@@ -116,6 +116,9 @@ def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDG
     def guess(cell: int, reason: GuessReason) -> Guess:
         return Guess(board.cell(cell), Fraction(mined[cell], count.layouts), True, reason)
 
+    safe = [j for j, mines in mined.items() if mines == 0]
+    if safe:  # only under an assumed mine count (odds.assume_mines): safe at those odds
+        return guess(min(safe), "lowest probability")
     forced = forced_guess(problem, counter, mined, count.layouts)
     if forced is not None:
         return guess(forced, "forced guess")

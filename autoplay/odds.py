@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from autoplay.board import UNKNOWN, Board, Cell
+from autoplay.board import UNKNOWN, Board, Cell, is_mine_like
 from autoplay.deduce import Constraint, Problem
 from autoplay.errors import InconsistentBoard
 
@@ -269,6 +269,49 @@ def mine_probabilities(board: Board, *, budget: int = DEFAULT_BUDGET) -> Odds:
         return Odds({board.cell(j): p for j, p in sorted(estimate.items())}, False)
     return Odds({board.cell(j): Fraction(mined, count.layouts)
                  for j, mined in sorted(count.mined().items())}, True)
+
+
+CLASSIC_MINES = {(9, 9): 10, (8, 8): 10, (16, 16): 40, (30, 16): 99}
+"""The mine counts of the classic board sizes (width, height): Windows' three levels, and
+the 8x8 beginner of its first versions, GNOME Mines and xbomb."""
+ASSUMED_DENSITY = Fraction(1, 7)
+"""The share of the cells taken as mines on a board of another size."""
+
+
+def assume_mines(board: Board, *, budget: int = DEFAULT_BUDGET) -> Board:
+    """The board with a mine count assumed when it has none, for guesses to be made on.
+
+    Without a count every layout counts once, so a cell touching no count is a mine in half
+    of them, where a real game has 12% to 21% of its cells mined: a guess would shun such
+    cells for a frontier cell twice as likely to hold a mine. The count taken is the classic
+    one of the board's size (:data:`CLASSIC_MINES`), else :data:`ASSUMED_DENSITY` of the
+    cells, or the nearest count a layout fits that leaves an unopened cell safe (the game
+    goes on). It is for guessing only: a cell is proven safe over every count. The board is
+    returned as it is when it has a count, or when enumerating its layouts' counts would
+    take more than ``budget`` steps.
+
+    :raises InconsistentBoard: when no mine layout fits the board.
+    """
+    if board.mines is not None:
+        return board
+    problem = Problem(board)
+    settled = problem.propagate()
+    counter = LayoutCounter(budget)
+    known = sum(1 for state in board.states if is_mine_like(state)) + sum(settled.values())
+    totals = set(range(known, known + len(problem.outside) + 1))
+    try:
+        for component in _components(problem.residue(settled), problem.unknown):
+            ways = counter._tally(component, None).ways
+            totals = {total + m for total in totals for m in ways if ways[m]}
+    except _OutOfBudget:
+        return board
+    all_mines = len(problem.unknown) + known - sum(settled.values())
+    fitting = [total for total in totals if total < all_mines] or sorted(totals)
+    if not fitting:
+        raise InconsistentBoard("no mine layout fits this board")
+    wanted = CLASSIC_MINES.get((board.width, board.height),
+                               ASSUMED_DENSITY * board.width * board.height)
+    return board.with_mines(min(fitting, key=lambda total: (abs(total - wanted), total)))
 
 
 def lowest_probability_guess(board: Board, rng: random.Random, *,

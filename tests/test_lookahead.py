@@ -280,3 +280,10 @@ def test_a_guess_needs_an_unknown_cell_and_a_board_some_layout_fits() -> None:
         choose_guess(Board.parse("mines: 1\n1*"), random.Random(0))
     with pytest.raises(InconsistentBoard):
         choose_guess(Board.parse("mines: 3\n1?\n??"), random.Random(0))
+
+
+def test_a_cell_safe_at_the_count_given_is_the_guess() -> None:
+    # Safe only because the count is 1 (an assumed count: the player proves without it).
+    board = Board.parse("mines: 1\n1...")
+    guess = choose_guess(board, random.Random(0))
+    assert guess.cell in (Cell(0, 2), Cell(0, 3)) and guess.probability == 0

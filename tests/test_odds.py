@@ -14,7 +14,12 @@ from hypothesis import strategies as st
 from autoplay.board import FLAG, Board, Cell
 from autoplay.deduce import Problem
 from autoplay.errors import InconsistentBoard
-from autoplay.odds import LayoutCounter, lowest_probability_guess, mine_probabilities
+from autoplay.odds import (
+    LayoutCounter,
+    assume_mines,
+    lowest_probability_guess,
+    mine_probabilities,
+)
 from tests.brute import enumerate_layouts, strips
 
 
@@ -145,3 +150,26 @@ def test_a_layout_is_drawn_only_with_the_mine_count_and_within_the_work_bound() 
         LayoutCounter().sampler(Problem(Board.parse("1??\n0??\n???")))
     with pytest.raises(InconsistentBoard):
         LayoutCounter().sampler(Problem(Board.parse("mines: 1\n1???\n????\n???1")))
+
+
+def test_a_board_without_a_mine_count_is_guessed_on_its_sizes_usual_count() -> None:
+    corner = "1........\n" + ".........\n" * 8
+    assert assume_mines(Board.parse(corner)).mines == 10  # 9x9: Windows' beginner
+    assert assume_mines(Board.parse("1...\n" * 3 + "....\n" * 4)).mines == 4  # 28 cells / 7
+    counted = Board.parse("mines: 3\n" + corner)
+    assert assume_mines(counted) is counted
+
+
+def test_an_assumed_mine_count_is_one_the_board_allows() -> None:
+    # 28 cells would be 4 mines, but the counts need 6: all four on top, two below the 1s.
+    needy = Board.parse("....\n2332\n0000\n1111\n....\n....\n....\n")
+    assert assume_mines(needy).mines == 6
+    # Three mines proven around the 2s, and (0, 0) touching no count: 3 or 4 mines, not the
+    # 10 of a 9x9 board. With 4 every unopened cell would be a mine, and the game over.
+    corner = Board.parse("..2000000\n..2000000\n221000000\n" + "000000000\n" * 6)
+    assert assume_mines(corner).mines == 3
+
+
+def test_an_inconsistent_board_has_no_assumed_mine_count() -> None:
+    with pytest.raises(InconsistentBoard):
+        assume_mines(Board.parse("010\n..."))  # the 0s leave the 1 no mine
