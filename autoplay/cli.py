@@ -45,7 +45,7 @@ from autoplay.errors import (
 )
 from autoplay.lookahead import choose_guess
 from autoplay.nonogram import Clues, solutions
-from autoplay.odds import Guess, Odds, mine_probabilities
+from autoplay.odds import CLASSIC_MINES, Guess, Odds, assume_mines, mine_probabilities
 from autoplay.pb import z3_version
 from autoplay.player import STRATEGIES, FirstClick, GameResult, Strategy, play
 from autoplay.recording import Recording
@@ -327,12 +327,16 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool,
     """Print what is proven and, when nothing is safe, the best guess and its odds."""
     try:
         deduction = deduce(board, timeout=timeout)
-        guess = _best_guess(board, deduction)
-        odds = mine_probabilities(board) if show_odds else None
+        guessed = assume_mines(board)  # guesses and odds need a count: see assume_mines
+        guess = _best_guess(guessed, deduction)
+        odds = mine_probabilities(guessed) if show_odds else None
     except InconsistentBoard as error:
         _fail_inconsistent(board, _inconsistency(board, error), as_json)
+    assumed = guessed.mines if guessed.mines != board.mines and (guess or odds) else None
     if as_json:
         report = _json_report(board, deduction)
+        if assumed is not None:
+            report["assumed_mines"] = assumed
         if guess is not None:
             report["guess"] = {"cell": list(guess.cell), "probability": float(guess.probability),
                                "exact": guess.exact, "reason": guess.reason}
@@ -353,12 +357,27 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool,
         console.print("mine probability of each unopened cell, in percent"
                       + ("" if odds.exact else " (estimated: the exact count was too long)"))
         click.echo(_render_odds(board, odds))
+    if assumed is not None:
+        console.print(f"the mine count is not known, so the guess and odds take it as "
+                      f"{assumed} ({_assumption(board, assumed)}): give --mines N, or a first "
+                      f"line 'mines: N', for the game's own")
     return deduction, guess
+
+
+def _assumption(board: Board, assumed: int) -> str:
+    """Where an assumed mine count comes from (see :func:`~autoplay.odds.assume_mines`)."""
+    usual = CLASSIC_MINES.get((board.width, board.height))
+    if usual is None:
+        return "as near a seventh of the cells as the board allows"
+    if usual == assumed:
+        return f"the usual count of a {board.width}x{board.height} board"
+    return f"as near the usual {usual} as the board allows"
 
 
 def _best_guess(board: Board, deduction: Deduction) -> Guess | None:
     """The player's guess, when a guess is what the position needs: nothing proven safe,
-    the proof complete, and some unknown cell not a proven mine."""
+    the proof complete, and some unknown cell not a proven mine. ``board`` may have a mine
+    count that ``deduction`` did not (:func:`~autoplay.odds.assume_mines`)."""
     if deduction.safe or not deduction.is_complete():
         return None
     if all(cell in deduction.mines for cell in board.unknown_cells()):
@@ -874,6 +893,10 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
                     game.frame, game.local_geometry(), deduction,
                     None if guess is None else (guess.cell, float(guess.probability))))
             return
+        if mines is None:
+            click.echo("the mine count is not given (--mines N): proofs do without it, and "
+                       "guesses take the usual count of the board's size, or a seventh of "
+                       "its cells", err=True)
         _play_on_screen(game, games, flag_mines=flag_mines, strategy=strategy,
                         seed=seed, db=db, quiet=False)
     finally:

@@ -284,3 +284,18 @@ def test_input_is_read_no_further_than_its_bound(monkeypatch: pytest.MonkeyPatch
 def test_no_guess_is_offered_when_a_cell_is_safe() -> None:
     code, out, _ = run("solve", "--json", "-", stdin="1.1\n111\n...\n")
     assert code == 0 and "guess" not in json.loads(out)
+
+
+def test_without_a_mine_count_solve_guesses_on_the_usual_one_and_says_so() -> None:
+    corner = "1........\n" + ".........\n" * 8
+    code, out, _ = run("solve", "-", stdin=corner)
+    # Taken as a mine in half the layouts, a cell touching no count lost to the 1's
+    # neighbours (1/3); at the usual 10 mines of 9x9 it is 9/77.
+    assert code == 0 and "a mine with probability 11.7%" in out
+    assert "take it as 10 (the usual count of a 9x9 board)" in " ".join(out.split())
+    _, out, _ = run("solve", "--json", "-", stdin=corner)
+    report = json.loads(out)
+    assert report["mines"] is None and report["assumed_mines"] == 10
+    assert report["guess"]["cell"] not in [[0, 1], [1, 0], [1, 1]]
+    _, out, _ = run("solve", "--json", "-", stdin="mines: 10\n" + corner)
+    assert "assumed_mines" not in json.loads(out)
