@@ -3,7 +3,8 @@ sim``, changes only the constants asked for, in every worker, and records the ru
 ``autoplay stats`` pairs them; ``tools/first_guess.py`` forces the first guess on the deals
 whose first click shows a number; ``tools/rollout.py`` plays the player's later guesses
 again from layouts drawn for their positions; ``tools/solver_checks.py`` counts the
-deducer's Z3 checks under each phase setting."""
+deducer's Z3 checks under each phase setting; ``tools/unknown_count.py`` plays each deal
+told the mine count and not told."""
 
 from __future__ import annotations
 
@@ -23,9 +24,9 @@ from autoplay.deduce import deduce
 from autoplay.lookahead import NEAR
 from autoplay.odds import mine_probabilities
 from autoplay.report import compare
-from autoplay.sim import PRESETS, deal, game_seed, play_sim
+from autoplay.sim import PRESETS, SimConfig, deal, game_seed, play_sim
 from autoplay.stats import GameRecord, StatsStore
-from tools import rollout, solver_checks
+from tools import rollout, solver_checks, unknown_count
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -194,3 +195,19 @@ def test_solver_checks_counts_each_check_under_the_phase_asked_for() -> None:
     init, check = pb.PbSolver.__init__, pb.PbSolver.check
     assert solver_checks.checks(article, "random") == random_phase
     assert (pb.PbSolver.__init__, pb.PbSolver.check) == (init, check)  # put back
+
+
+def test_unknown_count_plays_each_deal_told_the_count_and_not_told() -> None:
+    result = subprocess.run([sys.executable, "tools/unknown_count.py", "--board", "7x7/9",
+                             "--seed", "3", "--games", "24", "--workers", "2"],
+                            cwd=ROOT, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    told, blind, only = result.stdout.splitlines()
+    config = SimConfig(7, 7, 9)
+    won = [unknown_count.play_deal(config, game_seed(3, i)) for i in range(24)]
+    told_wins, blind_wins = sum(t for t, _ in won), sum(b for _, b in won)
+    assert told_wins == sum(play_sim(config, game_seed(3, i)).won for i in range(24))
+    assert told.startswith(f"7x7/9, 24 games of seed 3, told the count: {told_wins} won")
+    assert blind.startswith(f"7x7/9, 24 games of seed 3, not told: {blind_wins} won")
+    assert only == (f"won only when told: {sum(t and not b for t, b in won)}, "
+                    f"only when not told: {sum(b and not t for t, b in won)}")
