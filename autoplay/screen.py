@@ -513,7 +513,8 @@ class ScreenGame:
                                                      interval=self.playbook.still)
         # A game may draw the pressed cell before it answers the release; that look holds
         # still for as long as the game is slow to answer.
-        while changed and not self._answered(frame, cell) and time.monotonic() < deadline:
+        while (changed and not self._answered(frame, cell) and time.monotonic() < deadline
+               and not self._covered_by_dialog(frame)):
             frame = self.screen.capture.still(self._region(), interval=self.playbook.still)
         self._idle = 0 if changed else self._idle + 1
         if self._idle >= 2:
@@ -563,7 +564,7 @@ class ScreenGame:
         game, found again if it moved; then judge the game and, if it ended, wait for its
         end to be shown."""
         reading = self._read(frame)
-        if not reading.is_complete():
+        if not reading.is_complete() and not self._covered_by_dialog(frame):
             # An animation (a board flashing at the end) or a window in the way: wait.
             frame = self._settled(frame)
             reading = self._read(frame)
@@ -657,6 +658,12 @@ class ScreenGame:
     def _dialog_shown(self) -> bool:
         sign = self.playbook.sign
         return isinstance(sign, Dialog) and bool(self._windows_of(sign))
+
+    def _covered_by_dialog(self, frame: Image) -> bool:
+        """True when the game's win dialog is up and covers the board in ``frame``: GNOME
+        Mines opens it over the board at once, and waiting for the board to read again,
+        then to settle, took 4 s a won game."""
+        return not self._read(frame).is_complete() and self._dialog_shown()
 
     def _windows_of(self, sign: Dialog) -> list[str]:
         """The visible windows named as the game's dialog."""

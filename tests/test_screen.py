@@ -475,3 +475,17 @@ def test_demo_plays_on_its_own_display_and_records(tmp_path: Path) -> None:
     from PIL import Image
     with Image.open(gif) as picture:
         assert picture.n_frames > 4
+
+
+def test_gnome_mines_games_end_at_its_dialog(tmp_path: Path) -> None:
+    # A won GNOME Mines game is told by its Congratulations window, which covers the board
+    # at once: the game is judged won from it, and the window closed for the next game.
+    result = subprocess.run([sys.executable, "-m", "autoplay", "demo", "--game", "gnome-mines",
+                             "--games", "3", "--json", "--db", str(tmp_path / "s.sqlite3")],
+                            capture_output=True, text=True, check=False,
+                            env={k: v for k, v in os.environ.items() if k != "DISPLAY"})
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["games"] == 3 and summary["source"] == "desktop/gnome-mines"
+    games = list(StatsStore(tmp_path / "s.sqlite3").games())
+    assert [(g.width, g.height, g.mines) for g in games] == [(8, 8, 10)] * 3
