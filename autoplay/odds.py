@@ -39,6 +39,7 @@ in, marked ``exact=False`` and logged, so no position can stall a game.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import logging
 import math
@@ -298,20 +299,37 @@ def assume_mines(board: Board, *, budget: int = DEFAULT_BUDGET) -> Board:
     settled = problem.propagate()
     counter = LayoutCounter(budget)
     known = sum(1 for state in board.states if is_mine_like(state)) + sum(settled.values())
-    totals = set(range(known, known + len(problem.outside) + 1))
+    # The totals a layout can have, as intervals: the cells touching no count take any
+    # number, so a handful of intervals stands for millions of totals on a huge board.
+    totals = [(known, known + len(problem.outside))]
     try:
         for component in _components(problem.residue(settled), problem.unknown):
             ways = counter._tally(component, None).ways
-            totals = {total + m for total in totals for m in ways if ways[m]}
+            totals = _merged([(low + m, high + m) for low, high in totals
+                              for m, w in ways.items() if w])
     except _OutOfBudget:
         return board
-    all_mines = len(problem.unknown) + known - sum(settled.values())
-    fitting = [total for total in totals if total < all_mines] or sorted(totals)
-    if not fitting:
+    if not totals:
         raise InconsistentBoard("no mine layout fits this board")
+    all_mines = len(problem.unknown) + known - sum(settled.values())
+    going_on = [(low, min(high, all_mines - 1)) for low, high in totals if low < all_mines]
     wanted = CLASSIC_MINES.get((board.width, board.height),
                                ASSUMED_DENSITY * board.width * board.height)
-    return board.with_mines(min(fitting, key=lambda total: (abs(total - wanted), total)))
+    nearest = min((min(max(total, low), high) for low, high in going_on or totals
+                   for total in (math.floor(wanted), math.ceil(wanted))),
+                  key=lambda total: (abs(total - wanted), total))
+    return board.with_mines(nearest)
+
+
+def _merged(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Closed integer intervals, overlapping or adjacent ones joined, in order."""
+    merged: list[tuple[int, int]] = []
+    for low, high in sorted(intervals):
+        if merged and low <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+        else:
+            merged.append((low, high))
+    return merged
 
 
 def lowest_probability_guess(board: Board, rng: random.Random, *,
@@ -506,8 +524,12 @@ def _combine(tallies: list[tuple[_Component, _Tally]], outside: Sequence[int],
     return layouts, groups
 
 
+@functools.lru_cache(maxsize=64)
 def _spread(cells: int, mines: int) -> int:
-    """The ways to place ``mines`` mines on ``cells`` cells (none when they do not fit)."""
+    """The ways to place ``mines`` mines on ``cells`` cells (none when they do not fit).
+
+    Kept: the positions a guess looks ahead to ask for the same few, and on a board of a
+    million cells each is a number of some 400,000 digits, seconds to make."""
     return math.comb(cells, mines) if 0 <= mines <= cells else 0
 
 

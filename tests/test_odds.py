@@ -11,10 +11,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from autoplay.board import FLAG, Board, Cell
+from autoplay.board import FLAG, Board, Cell, is_mine_like
 from autoplay.deduce import Problem
 from autoplay.errors import InconsistentBoard
 from autoplay.odds import (
+    ASSUMED_DENSITY,
+    CLASSIC_MINES,
     LayoutCounter,
     assume_mines,
     lowest_probability_guess,
@@ -168,6 +170,20 @@ def test_an_assumed_mine_count_is_one_the_board_allows() -> None:
     # 10 of a 9x9 board. With 4 every unopened cell would be a mine, and the game over.
     corner = Board.parse("..2000000\n..2000000\n221000000\n" + "000000000\n" * 6)
     assert assume_mines(corner).mines == 3
+
+
+@settings(max_examples=200, deadline=None)
+@given(small_boards())
+def test_the_assumed_mine_count_is_the_nearest_one_a_layout_fits(board: Board) -> None:
+    board = board.with_mines(None)
+    shown = sum(1 for state in board.states if is_mine_like(state))
+    unknown = len(board.unknown_cells())
+    totals = [m for m in range(shown, shown + unknown + 1)
+              if enumerate_layouts(board.with_mines(m)).layouts]
+    going_on = [m for m in totals if m < shown + unknown] or totals
+    wanted = CLASSIC_MINES.get((board.width, board.height),
+                               ASSUMED_DENSITY * board.width * board.height)
+    assert assume_mines(board).mines == min(going_on, key=lambda m: (abs(m - wanted), m))
 
 
 def test_an_inconsistent_board_has_no_assumed_mine_count() -> None:
