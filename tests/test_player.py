@@ -20,6 +20,7 @@ from autoplay.player import (
     play,
 )
 from autoplay.sim import KaboomGame, SimGame, check_fits
+from tools.unknown_count import Uncounted
 
 
 class WatchedGame:
@@ -144,27 +145,6 @@ def test_the_first_click_follows_the_rules(width: int, height: int, rule: FirstC
     assert first_click_cell(width, height, rule) == cell
 
 
-class UncountedGame:
-    """A game showing its board without the mine count, as a screen does without
-    ``autoplay play --mines``."""
-
-    def __init__(self, game: SimGame) -> None:
-        self.game = game
-
-    @property
-    def outcome(self) -> Outcome:
-        return self.game.outcome
-
-    def observe(self) -> Board:
-        return self.game.observe().with_mines(None)
-
-    def reveal(self, cell: Cell) -> None:
-        self.game.reveal(cell)
-
-    def flag(self, cell: Cell) -> None:
-        self.game.flag(cell)
-
-
 def test_not_told_the_mine_count_of_a_classic_board_the_player_guesses_as_if_told() -> None:
     # Its guesses take the 9x9 board's usual 10 mines. Taking a cell touching no count as
     # a mine in half the layouts instead, it opened a neighbour of a first click showing 1.
@@ -173,6 +153,6 @@ def test_not_told_the_mine_count_of_a_classic_board_the_player_guesses_as_if_tol
         told = SimGame(9, 9, 10, rng=random.Random(seed))
         blind = SimGame(9, 9, 10, rng=random.Random(seed))
         expected = play(told, rng=random.Random(seed), first_cell=corner)
-        result = play(UncountedGame(blind), rng=random.Random(seed), first_cell=corner)
+        result = play(Uncounted(blind), rng=random.Random(seed), first_cell=corner)
         assert [g.cell for g in result.guesses] == [g.cell for g in expected.guesses]
         assert result.won == expected.won

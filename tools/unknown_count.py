@@ -21,8 +21,9 @@ from autoplay.report import wilson_interval
 from autoplay.sim import PRESETS, SimConfig, SimGame, deal, game_seed, map_seeds
 
 
-class _Uncounted:
-    """A game that shows its board without the mine count."""
+class Uncounted:
+    """A game that shows its board without the mine count, as a screen does without
+    ``autoplay play --mines``."""
 
     def __init__(self, game: SimGame) -> None:
         self.game = game
@@ -46,7 +47,7 @@ def play_deal(config: SimConfig, seed: int) -> tuple[bool, bool]:
     won = []
     for told in (True, False):
         game, rng = deal(config, seed)
-        play(game if told else _Uncounted(game), rng=rng, first_cell=config.first_cell)
+        play(game if told else Uncounted(game), rng=rng, first_cell=config.first_cell)
         won.append(game.outcome == "won")
     return won[0], won[1]
 
