@@ -893,7 +893,7 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
                     game.frame, game.local_geometry(), deduction,
                     None if guess is None else (guess.cell, float(guess.probability))))
             return
-        if mines is None:
+        if game.mines is None:
             click.echo("the mine count is not given (--mines N): proofs do without it, and "
                        "guesses take the usual count of the board's size, or a seventh of "
                        "its cells", err=True)

@@ -151,6 +151,13 @@ class Playbook:
     """At a loss the game draws over the cells opened before (xbomb's green lines, through
     which a 5 can read as a 0, or as nothing): the mine gone off under the bot's click
     ends the game however they read (:func:`_lost_at`)."""
+    levels: tuple[tuple[int, int, int], ...] = ()
+    """The game's levels as (width, height, mines), for a game that has no others: a board
+    of one of those sizes then holds that many mines, known without ``--mines``."""
+
+    def mines_of(self, width: int, height: int) -> int | None:
+        """The mine count of the game's level of that size, if it has one."""
+        return next((mines for w, h, mines in self.levels if (w, h) == (width, height)), None)
 
 
 PLAYBOOKS: dict[str, Playbook] = {
@@ -164,8 +171,11 @@ PLAYBOOKS: dict[str, Playbook] = {
                             hover=True),
     # It opens an area by itself at the start: there is no first click to make.
     "xdemineur": Playbook("opening", Face(above=41, size=22), flags_to_win=True),
-    "xbomb": Playbook("safe", None, new_game=("s",), still=0.05, marks_loss=True),
-    "ace-minesweeper": Playbook(None, Face(above=17, size=24)),
+    # Three fixed levels, and four: a size tells the mine count.
+    "xbomb": Playbook("safe", None, new_game=("s",), still=0.05, marks_loss=True,
+                      levels=((8, 8, 10), (16, 16, 40), (30, 16, 99))),
+    "ace-minesweeper": Playbook(None, Face(above=17, size=24), levels=(
+        (8, 8, 6), (11, 11, 20), (16, 16, 45), (32, 32, 200))),
 }
 """The shipped skins' games; a skin learned by the user gets :data:`UNKNOWN_GAME`."""
 UNKNOWN_GAME = Playbook("safe", None, shows_mines=False)
@@ -336,7 +346,8 @@ def _screen_region(geometry: Geometry) -> Region:
 class ScreenGame:
     """A game on the screen, as a :class:`~autoplay.player.Game`.
 
-    Built by :func:`find_game`. ``mines`` is the game's mine total when known: it lets the
+    Built by :func:`find_game`. ``mines`` is the game's mine total when known (without it,
+    the count of the game's level of that size, for a game of fixed levels): it lets the
     deducer use the count and the board tell a win. ``speed`` is a pause after each click,
     for a person to follow. ``on_frame`` sees the board at the start of each game (with
     True) and after every click, once drawn (with False).
@@ -347,6 +358,8 @@ class ScreenGame:
                  on_frame: Callable[[Image, bool], None] | None = None) -> None:
         self.screen, self.skin, self.search = screen, skin, search
         self.playbook = PLAYBOOKS.get(skin.name, UNKNOWN_GAME)
+        if mines is None:
+            mines = self.playbook.mines_of(reading.geometry.cols, reading.geometry.rows)
         self.mines, self.speed, self.redraw_timeout = mines, speed, redraw_timeout
         self.on_frame = on_frame
         self.geometry = reading.geometry

@@ -361,8 +361,7 @@ def test_xdemineur_games_end_as_the_game_says(xvfb: str, screen: Screen,
                                               stats_path: Path) -> None:
     """In each window: a game played by the bot and recorded, then one played by random
     clicks, which ends (almost always) in a loss. A game stopped on a cell no template
-    knows yet (xdemineur's 4, 6 and 8) is reported and not recorded, and the next window
-    is tried."""
+    knows is reported and not recorded, and the next window is tried."""
     played, lost, stopped = [], 0, 0
     rng = random.Random(5)
     with StatsStore(stats_path) as store:
@@ -489,3 +488,14 @@ def test_gnome_mines_games_end_at_its_dialog(tmp_path: Path) -> None:
     assert summary["games"] == 3 and summary["source"] == "desktop/gnome-mines"
     games = list(StatsStore(tmp_path / "s.sqlite3").games())
     assert [(g.width, g.height, g.mines) for g in games] == [(8, 8, 10)] * 3
+
+
+def test_a_game_of_fixed_levels_knows_its_mine_count_from_the_boards_size(
+        xvfb: str, screen: Screen) -> None:
+    # xbomb has three levels and no others: its 8x8 board holds 10 mines.
+    with launch_game("xbomb", xvfb, ["-square", "-1"]):
+        game = find_game(screen, screen.search_area(), load_skins("xbomb"), timeout=5)
+        assert game.mines == 10 and game.observe().mines == 10
+    with launch_game("xbomb", xvfb, ["-square", "-1"]):
+        game = find_game(screen, screen.search_area(), load_skins("xbomb"), mines=12, timeout=5)
+        assert game.mines == 12  # what the user says goes
