@@ -51,7 +51,7 @@ from autoplay.player import STRATEGIES, FirstClick, GameResult, Strategy, play
 from autoplay.recording import Recording
 from autoplay.report import Comparison, Summary, compare, summarize
 from autoplay.report import plot as draw
-from autoplay.screen import Screen, ScreenGame, find_game
+from autoplay.screen import PLAYBOOKS, UNKNOWN_GAME, Screen, ScreenGame, find_game
 from autoplay.screen import play_games as play_screen_games
 from autoplay.sim import PRESETS, Rules, SimConfig, check_fits, play_games
 from autoplay.stats import GameRecord, StatsStore, default_path
@@ -210,8 +210,8 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
     if annotate and screenshot is None:
         raise click.UsageError("--annotate needs a screenshot, not a text board")
     try:
-        board = (screenshot[1].board.with_mines(mines) if screenshot
-                 else Board.parse(_decode_text(data, source), mines=mines))
+        board = (screenshot[1].board.with_mines(_screenshot_mines(screenshot[1], mines, as_json))
+                 if screenshot else Board.parse(_decode_text(data, source), mines=mines))
     except ImpossibleCount as error:
         _fail_inconsistent(error.board, str(error), as_json)
     if count_limit is not None:
@@ -224,6 +224,19 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
             _write_image(annotate, draw_deduction(
                 screenshot[0], screenshot[1].geometry, deduction,
                 None if guess is None else (guess.cell, float(guess.probability))))
+
+
+def _screenshot_mines(reading: vision.Reading, mines: int | None, quiet: bool) -> int | None:
+    """The mine count of a screenshot's board: the one given, else the count of its game's
+    level of that size for a game of fixed levels (xbomb, ace-minesweeper), said unless
+    ``quiet``."""
+    if mines is not None:
+        return mines
+    level = PLAYBOOKS.get(reading.skin, UNKNOWN_GAME).mines_of(reading.board.width,
+                                                                reading.board.height)
+    if level is not None and not quiet:
+        click.echo(f"{level} mines: the {reading.skin} board's size is one of its levels")
+    return level
 
 
 def _split_count(source: str | None, count: str | None) -> tuple[str, int | None]:

@@ -274,3 +274,18 @@ def test_a_damaged_image_is_one_error_line_even_from_libpng(tmp_path: Path) -> N
                             capture_output=True, text=True, check=False)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == f"Error: {path} is a damaged or truncated image\n"
+
+
+@pytest.mark.parametrize(("name", "mines"), [("xbomb/8x8-new", 10),
+                                             ("ace-minesweeper/11x11-counts-3-lost", 20)])
+def test_a_screenshot_of_a_fixed_level_is_solved_with_that_levels_mine_count(
+        name: str, mines: int) -> None:
+    result = run("solve", "--json", str(SCREENSHOTS / f"{name}.png"))
+    report = json.loads(result.stdout)
+    assert report["mines"] == mines and "assumed_mines" not in report
+    text = run("solve", str(SCREENSHOTS / f"{name}.png")).stdout
+    assert text.startswith(f"{mines} mines: the {name.split('/')[0]} board's size is one of "
+                           f"its levels")
+    given = json.loads(run("solve", "--json", "--mines", "11",
+                           str(SCREENSHOTS / "xbomb/8x8-new.png")).stdout)
+    assert given["mines"] == 11  # what the user says goes
