@@ -340,8 +340,10 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool,
     """Print what is proven and, when nothing is safe, the best guess and its odds."""
     try:
         deduction = deduce(board, timeout=timeout)
-        guessed = assume_mines(board)  # guesses and odds need a count: see assume_mines
-        guess = _best_guess(guessed, deduction)
+        guessing = _needs_guess(board, deduction)
+        # Guesses and odds need a count; proofs do not (see assume_mines).
+        guessed = assume_mines(board) if guessing or show_odds else board
+        guess = choose_guess(guessed, random.Random(0)) if guessing else None
         odds = mine_probabilities(guessed) if show_odds else None
     except InconsistentBoard as error:
         _fail_inconsistent(board, _inconsistency(board, error), as_json)
@@ -387,15 +389,11 @@ def _assumption(board: Board, assumed: int) -> str:
     return f"as near the usual {usual} as the board allows"
 
 
-def _best_guess(board: Board, deduction: Deduction) -> Guess | None:
-    """The player's guess, when a guess is what the position needs: nothing proven safe,
-    the proof complete, and some unknown cell not a proven mine. ``board`` may have a mine
-    count that ``deduction`` did not (:func:`~autoplay.odds.assume_mines`)."""
-    if deduction.safe or not deduction.is_complete():
-        return None
-    if all(cell in deduction.mines for cell in board.unknown_cells()):
-        return None
-    return choose_guess(board, random.Random(0))
+def _needs_guess(board: Board, deduction: Deduction) -> bool:
+    """Whether the position needs a guess: nothing proven safe, the proof complete, and
+    some unknown cell not a proven mine."""
+    return not deduction.safe and deduction.is_complete() and any(
+        cell not in deduction.mines for cell in board.unknown_cells())
 
 
 _WHY = {"forced guess": "forced guess: no click elsewhere can ever tell it from its twin, "

@@ -171,7 +171,7 @@ PLAYBOOKS: dict[str, Playbook] = {
                             hover=True),
     # It opens an area by itself at the start: there is no first click to make.
     "xdemineur": Playbook("opening", Face(above=41, size=22), flags_to_win=True),
-    # Three fixed levels, and four: a size tells the mine count.
+    # Fixed levels only (three, and four): a board's size tells its mine count.
     "xbomb": Playbook("safe", None, new_game=("s",), still=0.05, marks_loss=True,
                       levels=((8, 8, 10), (16, 16, 40), (30, 16, 99))),
     "ace-minesweeper": Playbook(None, Face(above=17, size=24), levels=(
