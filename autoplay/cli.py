@@ -127,7 +127,15 @@ def _usage_in_one_line() -> Iterator[None]:
 
 class _Group(click.Group):
     """A click group that turns library and usage errors into one line, and Ctrl-C into
-    exit 130."""
+    exit 130; its commands take ``-v`` after their name too, as users write it."""
+
+    group_class = type  # its subgroups (``skin``) are such groups too
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        cmd.params.append(click.Option(["-v", "--verbose"], count=True, expose_value=False,
+                                       callback=_more_logging,
+                                       help="More logging: -v per game, -vv per move."))
+        super().add_command(cmd, name)
 
     def make_context(self, info_name: str | None, args: list[str],
                      parent: click.Context | None = None, **extra: Any) -> click.Context:
@@ -158,8 +166,19 @@ class _Group(click.Group):
 def cli(ctx: click.Context, verbose: int, debug: bool) -> None:
     """A Minesweeper bot that proves which cells are safe with the Z3 solver."""
     ctx.meta["autoplay.debug"] = debug
-    level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=_log_level(verbose),
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+def _log_level(verbose: int) -> int:
+    return {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+
+
+def _more_logging(ctx: click.Context, param: click.Parameter, verbose: int) -> None:
+    """``-v`` given after a command's name: as much logging as before it, or more."""
+    if verbose:
+        root = logging.getLogger()
+        root.setLevel(min(root.level, _log_level(verbose)))
 
 
 def main() -> None:

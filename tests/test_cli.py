@@ -299,3 +299,16 @@ def test_without_a_mine_count_solve_guesses_on_the_usual_one_and_says_so() -> No
     assert report["guess"]["cell"] not in [[0, 1], [1, 0], [1, 1]]
     _, out, _ = run("solve", "--json", "-", stdin="mines: 10\n" + corner)
     assert "assumed_mines" not in json.loads(out)
+
+
+def test_more_logging_is_asked_for_before_or_after_the_command(tmp_path: Path) -> None:
+    def logged(*arguments: str) -> str:
+        command = [sys.executable, "-m", "autoplay", *arguments]
+        return subprocess.run(command, capture_output=True, text=True, check=True).stderr
+
+    sim = ["sim", "--preset", "beginner", "--games", "1", "--workers", "1", "--quiet",
+           "--db", str(tmp_path / "s.sqlite3")]
+    assert "INFO autoplay.player: game" in logged("-v", *sim)
+    assert "INFO autoplay.player: game" in logged(*sim, "-v")
+    assert "DEBUG autoplay.player: first click" in logged(*sim, "-vv")
+    assert "INFO" not in logged(*sim)
