@@ -45,15 +45,22 @@ from autoplay.errors import (
 )
 from autoplay.lookahead import choose_guess
 from autoplay.nonogram import Clues, solutions
-from autoplay.odds import CLASSIC_MINES, Guess, Odds, assume_mines, mine_probabilities
+from autoplay.odds import (
+    ASSUMED_DENSITY,
+    CLASSIC_MINES,
+    Guess,
+    Odds,
+    assume_mines,
+    mine_probabilities,
+)
 from autoplay.pb import z3_version
 from autoplay.player import STRATEGIES, FirstClick, GameResult, Strategy, play
 from autoplay.recording import Recording
 from autoplay.report import Comparison, Summary, compare, summarize
 from autoplay.report import plot as draw
-from autoplay.screen import PLAYBOOKS, UNKNOWN_GAME, Screen, ScreenGame, find_game
+from autoplay.screen import Screen, ScreenGame, find_game, playbook_of
 from autoplay.screen import play_games as play_screen_games
-from autoplay.sim import PRESETS, Rules, SimConfig, check_fits, play_games
+from autoplay.sim import PRESETS, Rules, SimConfig, check_fits, parse_board, play_games
 from autoplay.stats import GameRecord, StatsStore, default_path
 
 
@@ -251,8 +258,7 @@ def _screenshot_mines(reading: vision.Reading, mines: int | None, quiet: bool) -
     ``quiet``."""
     if mines is not None:
         return mines
-    level = PLAYBOOKS.get(reading.skin, UNKNOWN_GAME).mines_of(reading.board.width,
-                                                                reading.board.height)
+    level = playbook_of(reading.skin).mines_of(reading.board.width, reading.board.height)
     if level is not None and not quiet:
         click.echo(f"{level} mines: the {reading.skin} board's size is one of its levels")
     return level
@@ -366,7 +372,7 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool,
         odds = mine_probabilities(guessed) if show_odds else None
     except InconsistentBoard as error:
         _fail_inconsistent(board, _inconsistency(board, error), as_json)
-    assumed = guessed.mines if guessed.mines != board.mines and (guess or odds) else None
+    assumed = None if guessed is board else guessed.mines
     if as_json:
         report = _json_report(board, deduction)
         if assumed is not None:
@@ -402,7 +408,7 @@ def _assumption(board: Board, assumed: int) -> str:
     """Where an assumed mine count comes from (see :func:`~autoplay.odds.assume_mines`)."""
     usual = CLASSIC_MINES.get((board.width, board.height))
     if usual is None:
-        return "as near a seventh of the cells as the board allows"
+        return f"as near {ASSUMED_DENSITY} of the cells as the board allows"
     if usual == assumed:
         return f"the usual count of a {board.width}x{board.height} board"
     return f"as near the usual {usual} as the board allows"
@@ -614,7 +620,6 @@ def nonogram_command(source: str, as_json: bool, count: bool) -> None:
         sys.exit(1)
 
 
-_BOARD_SIZE = re.compile(r"(\d+)x(\d+)/(\d+)")
 _CELL = re.compile(r"(\d+),(\d+)")
 
 
@@ -689,11 +694,11 @@ def _sim_config(preset: str | None, size: str | None, rules: Rules, first_click:
         chosen = PRESETS[preset]
         width, height, mines = chosen.width, chosen.height, chosen.mines
     else:
-        match = _BOARD_SIZE.fullmatch(size or "")
-        if match is None:
+        parsed = parse_board(size or "")
+        if parsed is None:
             raise click.BadParameter(f"expected WxH/M such as 30x16/99, got {size!r}",
                                      param_hint="'--board'")
-        width, height, mines = map(int, match.groups())
+        width, height, mines = parsed
         try:  # even the first click that clears the fewest cells: the board is at fault
             check_fits(width, height, mines, first_click)
         except ValueError as error:
@@ -924,9 +929,9 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
                     None if guess is None else (guess.cell, float(guess.probability))))
             return
         if game.mines is None:
-            click.echo("the mine count is not given (--mines N): proofs do without it, and "
-                       "guesses take the usual count of the board's size, or a seventh of "
-                       "its cells", err=True)
+            click.echo(f"the mine count is not given (--mines N): proofs do without it, and "
+                       f"guesses take the usual count of the board's size, or {ASSUMED_DENSITY} "
+                       f"of its cells", err=True)
         _play_on_screen(game, games, flag_mines=flag_mines, strategy=strategy,
                         seed=seed, db=db, quiet=False)
     finally:

@@ -298,10 +298,11 @@ def assume_mines(board: Board, *, budget: int = DEFAULT_BUDGET) -> Board:
     problem = Problem(board)
     settled = problem.propagate()
     counter = LayoutCounter(budget)
-    known = sum(1 for state in board.states if is_mine_like(state)) + sum(settled.values())
+    shown = sum(1 for state in board.states if is_mine_like(state))
+    fewest = shown + sum(settled.values())
     # The totals a layout can have, as intervals: the cells touching no count take any
     # number, so a handful of intervals stands for millions of totals on a huge board.
-    totals = [(known, known + len(problem.outside))]
+    totals = [(fewest, fewest + len(problem.outside))]
     try:
         for component in _components(problem.residue(settled), problem.unknown):
             ways = counter._tally(component, None).ways
@@ -311,7 +312,7 @@ def assume_mines(board: Board, *, budget: int = DEFAULT_BUDGET) -> Board:
         return board
     if not totals:
         raise InconsistentBoard("no mine layout fits this board")
-    all_mines = len(problem.unknown) + known - sum(settled.values())
+    all_mines = shown + len(problem.unknown)
     going_on = [(low, min(high, all_mines - 1)) for low, high in totals if low < all_mines]
     wanted = CLASSIC_MINES.get((board.width, board.height),
                                ASSUMED_DENSITY * board.width * board.height)

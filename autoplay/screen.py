@@ -179,6 +179,11 @@ PLAYBOOKS: dict[str, Playbook] = {
 }
 """The shipped skins' games; a skin learned by the user gets :data:`UNKNOWN_GAME`."""
 UNKNOWN_GAME = Playbook("safe", None, shows_mines=False)
+
+
+def playbook_of(skin_name: str) -> Playbook:
+    """The playbook of the game a skin reads (:data:`UNKNOWN_GAME` for a learned one)."""
+    return PLAYBOOKS.get(skin_name, UNKNOWN_GAME)
 """A game autoplay knows only by its cells: it is ended by the board, never restarted, and
 a loss is not taken to show every mine."""
 
@@ -357,7 +362,7 @@ class ScreenGame:
                  mines: int | None = None, speed: float = 0.0, redraw_timeout: float = 2.0,
                  on_frame: Callable[[Image, bool], None] | None = None) -> None:
         self.screen, self.skin, self.search = screen, skin, search
-        self.playbook = PLAYBOOKS.get(skin.name, UNKNOWN_GAME)
+        self.playbook = playbook_of(skin.name)
         if mines is None:
             mines = self.playbook.mines_of(reading.geometry.cols, reading.geometry.rows)
         self.mines, self.speed, self.redraw_timeout = mines, speed, redraw_timeout

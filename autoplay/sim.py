@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import random
+import re
 import signal
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
@@ -251,6 +252,19 @@ PRESETS = {
     "expert": SimConfig(30, 16, 99),
 }
 """The classic difficulty levels (rules and first click are set apart)."""
+
+
+_BOARD_SIZE = re.compile(r"(\d+)x(\d+)/(\d+)")
+
+
+def parse_board(text: str) -> tuple[int, int, int] | None:
+    """The width, height and mines of a board written ``WxH/M``, or None.
+
+    >>> parse_board("30x16/99"), parse_board("30x16")
+    ((30, 16, 99), None)
+    """
+    match = _BOARD_SIZE.fullmatch(text)
+    return None if match is None else (int(match[1]), int(match[2]), int(match[3]))
 
 
 def game_seed(seed: int, index: int) -> int:

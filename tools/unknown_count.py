@@ -18,7 +18,7 @@ from functools import partial
 from autoplay.board import Board, Cell
 from autoplay.player import Outcome, play
 from autoplay.report import wilson_interval
-from autoplay.sim import PRESETS, SimConfig, SimGame, deal, game_seed, map_seeds
+from autoplay.sim import PRESETS, SimConfig, SimGame, deal, game_seed, map_seeds, parse_board
 
 
 class Uncounted:
@@ -53,9 +53,10 @@ def play_deal(config: SimConfig, seed: int) -> tuple[bool, bool]:
 
 
 def _board(text: str) -> SimConfig:
-    size, mines = text.split("/")
-    width, height = size.split("x")
-    return SimConfig(int(width), int(height), int(mines))
+    parsed = parse_board(text)
+    if parsed is None:
+        raise argparse.ArgumentTypeError(f"expected WxH/M such as 20x20/62, got {text!r}")
+    return SimConfig(*parsed)
 
 
 def main() -> None:
