@@ -27,8 +27,13 @@ from autoplay.vision import (
 
 _VARIANT_DISTANCE = 8.0
 """Two looks of a state closer than this are kept as one template."""
-_OUTSIDE_DISTANCE = 12.0
-"""A look from around the board closer than this to a cell's is not kept as ``outside``."""
+_OUTSIDE_DISTANCE = 5.0
+"""A look from around the board closer than this to a cell's is not kept as ``outside``:
+it could veto real cells. Farther, it tells the window from the board: Ace of Penguins'
+plain green bar above its board is 6.5 from its opened cell (whose dotted edges it lacks),
+and at 24 and 12 px it is one and two rows of cells high. (With 12 here, as until
+then, it was not kept, and those rows read as opened cells.) No other shipped skin has a
+look around its board within 12 of a cell's."""
 _SQUARE = 0.1
 """A lattice whose pitch differs more than this between the axes is no board: every game's
 cells are square, while a board given smaller than the one shown can fit the image's

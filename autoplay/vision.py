@@ -67,7 +67,9 @@ read in full."""
 TEXTURED = 50.0
 """A cell template whose middle has at least this much fine detail (:func:`fine_detail`)
 is *textured*: xbomb's covered cell, a checker of one-pixel black and white dots, has 57;
-no other cell look of the shipped skins has more than 44 (ace-minesweeper's 5)."""
+no other cell look of the shipped skins of 20 px or more has more than 44 (ace-minesweeper's
+5). Ace of Penguins' 2 and 3 at 12 px, drawn in one-pixel strokes, have 50 and 55: that a
+plain cell is not read as them either is only right."""
 FLAT = 2.0
 """A cell with less fine detail than this is *plain*, and is not read as a textured look,
 however close it comes at :data:`CELL_SIZE`: averaged down, a checker of dots and a plain

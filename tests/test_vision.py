@@ -193,10 +193,12 @@ def test_a_board_cut_through_opened_cells_reads_as_what_it_shows(
 
 
 def test_only_a_checker_of_dots_is_textured(skins: dict[str, Skin]) -> None:
+    """And counts drawn in one-pixel strokes, which no plain cell is either."""
     textured = {(skin.name, t.label, t.image.shape[1]) for skin in skins.values()
                 for t, is_textured in zip(skin.templates, skin.textured, strict=True)
                 if is_textured}
-    assert textured == {("xbomb", "unopened", 20), ("xbomb", "unopened", 50)}
+    assert textured == {("xbomb", "unopened", 20), ("xbomb", "unopened", 50),
+                        ("ace-minesweeper", "2", 12), ("ace-minesweeper", "3", 12)}
     assert fine_detail(np.full((50, 50, 3), 150, np.uint8))[0] < FLAT
 
 
