@@ -174,7 +174,7 @@ PLAYBOOKS: dict[str, Playbook] = {
     # Fixed levels only (three, and four): a board's size tells its mine count.
     "xbomb": Playbook("safe", None, new_game=("s",), still=0.05, marks_loss=True,
                       levels=((8, 8, 10), (16, 16, 40), (30, 16, 99))),
-    "ace-minesweeper": Playbook(None, Face(above=17, size=24), levels=(
+    "ace-minesweeper": Playbook(None, Face(above=17, size=24), flags_to_win=True, levels=(
         (8, 8, 6), (11, 11, 20), (16, 16, 45), (32, 32, 200))),
 }
 """The shipped skins' games; a skin learned by the user gets :data:`UNKNOWN_GAME`."""
@@ -762,27 +762,42 @@ def _lost_at(before: Board, now: Board, opened: Cell | None) -> bool:
             and before[opened] == UNKNOWN and now[opened] == EXPLODED)
 
 
+_SETTLE = 2.0
+"""How long past its timeout :func:`find_game` waits for two looks to agree."""
+
+
 def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int | None = None,
               speed: float = 0.0, on_frame: Callable[[Image, bool], None] | None = None,
               timeout: float = 0.0) -> ScreenGame:
     """Find a board of one of ``skins`` in ``search`` and make it a game to play, looking
     again for up to ``timeout`` seconds (a game just started may not be drawn yet).
 
+    A board is taken once two looks a moment apart read the same: a game drawing its
+    window (or its next level) shows part of a board, or the last one, for a moment.
+
     :raises NoBoardFound: when there is none.
     :raises UnknownCells: when one is found but some of its cells are not recognised.
+    :raises DesktopError: when the board read keeps changing past the timeout.
     """
     deadline = time.monotonic() + timeout
+    settled = deadline + _SETTLE
+    before = None
     while True:
         try:
             reading = locate.read_screenshot(screen.capture.grab(search), skins)
         except NoBoardFound:
             if time.monotonic() > deadline:
                 raise
+            before = None
         else:
-            if reading.is_complete():
+            if reading.is_complete() and reading == before:
                 break
-            if time.monotonic() > deadline:
+            if not reading.is_complete() and time.monotonic() > deadline:
                 raise _unknown_cells(reading)
+            if time.monotonic() > settled:
+                raise DesktopError(f"the {reading.skin} board kept changing for "
+                                   f"{timeout + _SETTLE:.0f} s")
+            before = reading
         time.sleep(0.1)
     skin = next(skin for skin in skins if skin.name == reading.skin)
     geometry = reading.geometry.moved(search.left, search.top)
