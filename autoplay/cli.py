@@ -999,7 +999,10 @@ def demo_command(game_name: str, preset: str, games: int, flag_mines: bool, spee
     """
     level = LEVELS[game_name][preset]
     recording = None if record_path is None else Recording()
-    with VirtualDisplay() as display, launch_game(game_name, display.name, level.args):
+    with VirtualDisplay() as display, launch_game(game_name, display.name,
+                                                  level.args) as window:
+        if level.keys:
+            window.choose(*level.keys)
         screen = Screen(display.name)
         try:
             game = find_game(screen, screen.search_area(), vision.load_skins(game_name),

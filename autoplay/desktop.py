@@ -87,6 +87,8 @@ class Level:
     width: int
     height: int
     mines: int
+    keys: tuple[str, ...] = ()
+    """Keys that choose the level once the window is up (:meth:`GameWindow.choose`)."""
 
 
 LEVELS: dict[str, dict[str, Level]] = {
@@ -107,6 +109,11 @@ LEVELS: dict[str, dict[str, Level]] = {
     "xbomb": {"beginner": Level(("-square", "-1"), 8, 8, 10),
               "intermediate": Level(("-square", "-2"), 16, 16, 40),
               "expert": Level(("-square", "-3"), 30, 16, 99)},
+    # Four fixed levels, chosen by key; it starts on its biggest. Its first click may hold
+    # a mine.
+    "ace-minesweeper": {"beginner": Level((), 8, 8, 6, keys=("1",)),
+                        "intermediate": Level((), 16, 16, 45, keys=("3",)),
+                        "expert": Level((), 32, 32, 200)},
 }
 """The games ``autoplay demo`` plays, and the level of each for each preset."""
 
@@ -323,6 +330,16 @@ class GameWindow:
     def key(self, *keys: str) -> None:
         """Press keys (xdotool names, such as ``F2`` or ``ctrl+n``) in the window."""
         xdotool(self.display, "key", "--window", self.window, "--delay", "0", *keys)
+
+    def choose(self, *keys: str) -> None:
+        """Press keys that redraw the window (a level chosen by key), with the pointer over
+        it, which is where a game with no window manager takes keys from, and wait until
+        it has redrawn."""
+        region = self.region()
+        self.move(region.width // 2, region.height // 2)
+        drawn = self.grab_still()
+        self.key(*keys)
+        self.grab_changed(drawn)
 
     def close(self) -> None:
         """End the game's process and remove its private settings directory."""

@@ -517,6 +517,18 @@ def test_gnome_mines_games_end_at_its_dialog(tmp_path: Path) -> None:
     assert [(g.width, g.height, g.mines) for g in games] == [(8, 8, 10)] * 3
 
 
+def test_demo_chooses_a_level_by_key_in_a_game_without_options(tmp_path: Path) -> None:
+    # Ace of Penguins takes no options and starts on its 32x32 level: '1' picks 8x8/6.
+    result = subprocess.run([sys.executable, "-m", "autoplay", "demo", "--game",
+                             "ace-minesweeper", "--games", "2", "--json", "--db",
+                             str(tmp_path / "s.sqlite3")],
+                            capture_output=True, text=True, check=False,
+                            env={k: v for k, v in os.environ.items() if k != "DISPLAY"})
+    assert result.returncode == 0, result.stderr
+    games = list(StatsStore(tmp_path / "s.sqlite3").games())
+    assert [(g.width, g.height, g.mines, g.first_click) for g in games] == [(8, 8, 6, "none")] * 2
+
+
 def test_a_game_of_fixed_levels_knows_its_mine_count_from_the_boards_size(
         xvfb: str, screen: Screen) -> None:
     # xbomb has three levels and no others: its 8x8 board holds 10 mines.
