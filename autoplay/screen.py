@@ -763,7 +763,17 @@ def _lost_at(before: Board, now: Board, opened: Cell | None) -> bool:
 
 
 _SETTLE = 2.0
-"""How long past its timeout :func:`find_game` waits for two looks to agree."""
+"""How long past its timeout :func:`find_game` waits for a board to hold still."""
+
+
+def _still_around(screen: Screen, search: Region, frame: Image, reading: Reading) -> bool:
+    """Whether the board read in ``frame`` and a cell around it look the same a moment
+    later (one grab and a comparison: locating again can take seconds on a big screen)."""
+    time.sleep(0.1)
+    again = screen.capture.grab(search)
+    x0, y0, x1, y1 = reading.geometry.grown(1, 1, 1, 1).box()
+    x0, y0 = max(x0, 0), max(y0, 0)
+    return bool(np.array_equal(frame[y0:y1, x0:x1], again[y0:y1, x0:x1]))
 
 
 def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int | None = None,
@@ -772,32 +782,29 @@ def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int |
     """Find a board of one of ``skins`` in ``search`` and make it a game to play, looking
     again for up to ``timeout`` seconds (a game just started may not be drawn yet).
 
-    A board is taken once two looks a moment apart read the same: a game drawing its
-    window (or its next level) shows part of a board, or the last one, for a moment.
+    A board is taken once it and a cell's width around it look the same a moment later: a
+    game drawing its window (or its next level) shows part of a board for a moment.
 
     :raises NoBoardFound: when there is none.
     :raises UnknownCells: when one is found but some of its cells are not recognised.
-    :raises DesktopError: when the board read keeps changing past the timeout.
+    :raises DesktopError: when the board keeps changing past the timeout.
     """
     deadline = time.monotonic() + timeout
-    settled = deadline + _SETTLE
-    before = None
     while True:
+        frame = screen.capture.grab(search)
         try:
-            reading = locate.read_screenshot(screen.capture.grab(search), skins)
+            reading = locate.read_screenshot(frame, skins)
         except NoBoardFound:
             if time.monotonic() > deadline:
                 raise
-            before = None
         else:
-            if reading.is_complete() and reading == before:
+            if reading.is_complete() and _still_around(screen, search, frame, reading):
                 break
             if not reading.is_complete() and time.monotonic() > deadline:
                 raise _unknown_cells(reading)
-            if time.monotonic() > settled:
+            if time.monotonic() > deadline + _SETTLE:
                 raise DesktopError(f"the {reading.skin} board kept changing for "
                                    f"{timeout + _SETTLE:.0f} s")
-            before = reading
         time.sleep(0.1)
     skin = next(skin for skin in skins if skin.name == reading.skin)
     geometry = reading.geometry.moved(search.left, search.top)
