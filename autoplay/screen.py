@@ -179,13 +179,13 @@ PLAYBOOKS: dict[str, Playbook] = {
 }
 """The shipped skins' games; a skin learned by the user gets :data:`UNKNOWN_GAME`."""
 UNKNOWN_GAME = Playbook("safe", None, shows_mines=False)
+"""A game autoplay knows only by its cells: it is ended by the board, never restarted, and
+a loss is not taken to show every mine."""
 
 
 def playbook_of(skin_name: str) -> Playbook:
     """The playbook of the game a skin reads (:data:`UNKNOWN_GAME` for a learned one)."""
     return PLAYBOOKS.get(skin_name, UNKNOWN_GAME)
-"""A game autoplay knows only by its cells: it is ended by the board, never restarted, and
-a loss is not taken to show every mine."""
 
 _SIGN_DISTANCE = 12.0
 """A sign's picture is found where it differs from the screen by less than this
