@@ -38,6 +38,7 @@ from autoplay.vision import (
     read_board,
     skin_folders,
 )
+from tools.reading_faults import SHIFTS, on_desktop
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots"
 FIXTURES = sorted(SCREENSHOTS.glob("*/*.png"))
@@ -88,16 +89,7 @@ def test_a_greyscale_copy_of_a_fixture_reads_exactly(path: Path, skins: dict[str
     assert str(reading.board) == str(truth)
 
 
-def on_desktop(image: Image, colour: int, right: int = 0, down: int = 0) -> Image:
-    """The picture on a plain desktop, 100 pixels of ``colour`` all round before it is
-    moved ``right`` and ``down``."""
-    height, width = image.shape[:2]
-    desktop = np.full((height + 200, width + 200, 3), colour, np.uint8)
-    desktop[100 + down:100 + down + height, 100 + right:100 + right + width] = image
-    return desktop
-
-
-@pytest.mark.parametrize(("right", "down"), [(0, 0), (1, 3), (2, 5), (3, 1), (4, 4), (5, 2)])
+@pytest.mark.parametrize(("right", "down"), SHIFTS)
 @pytest.mark.parametrize("path", [
     *sorted((SCREENSHOTS / "ace-minesweeper").glob("8x8-*.png")),
     SCREENSHOTS / "xdemineur" / "12x9-won.png"],
