@@ -334,7 +334,17 @@ def _read_screenshot(data: bytes, source: str, skin_name: str | None, allow_unkn
         raise UnknownCells(f"{len(reading.unrecognized)} cells of {_input_name(source)} not "
                            f"recognised (--allow-unknown takes them as unopened): "
                            f"{vision.describe(reading)}", reading)
+    _warn_of_edges(reading)
     return image, reading
+
+
+def _warn_of_edges(reading: vision.Reading) -> None:
+    """Say which edges of the image the board reaches (see :attr:`vision.Reading.edges`)."""
+    if reading.edges:
+        click.echo(f"warning: the board reaches the image's "
+                   f"{locate.edges_in_words(reading.edges)}: if the image cuts it there, "
+                   f"cells beyond are not shown, and what is proven next to the cut may be "
+                   f"false", err=True)
 
 
 def _decode_image(data: bytes, source: str) -> vision.Image:
@@ -828,6 +838,7 @@ def read_command(image: str, skin_name: str | None, as_json: bool) -> None:
     if reading.unrecognized:
         click.echo(f"{len(reading.unrecognized)} cells not recognised (shown as '?'): "
                    f"{vision.describe(reading)}", err=True)
+    _warn_of_edges(reading)
 
 
 def _reading_json(reading: vision.Reading) -> dict[str, Any]:
@@ -842,6 +853,7 @@ def _reading_json(reading: vision.Reading) -> dict[str, Any]:
         "unrecognized": [[u.cell.row, u.cell.col] for u in reading.unrecognized],
         "closest": [{"cell": [u.cell.row, u.cell.col], "label": u.closest,
                      "distance": u.distance} for u in reading.unrecognized],
+        "edges": list(reading.edges),
     }
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import cv2
@@ -138,7 +138,8 @@ def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
                            f"{image.shape[0]} image (skins tried: {names})")
     candidate, skin = found
     _check_whole(image, candidate, skin)
-    return reading_of(candidate.geometry, skin, candidate.match)
+    return replace(reading_of(candidate.geometry, skin, candidate.match),
+                   edges=edges_reached(image, candidate.geometry))
 
 
 def _check_whole(image: Image, candidate: _Candidate, skin: Skin) -> None:
@@ -158,7 +159,7 @@ _CUT_DISTANCE = 40.0
 close to that look's own strip (root-mean-square, 0-255 per channel)..."""
 _CUT_MARGIN = 1.5
 """... and this many times closer than to an opened cell's strip or the window's."""
-_CUT_PIXELS = 3
+_CUT_PIXELS = 1
 """Strips narrower than this are not looked at: they tell too little."""
 
 
@@ -203,6 +204,29 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry) -> str | None:
             if near < _CUT_DISTANCE and _CUT_MARGIN * near < other:
                 return side
     return None
+
+
+
+def edges_reached(image: Image, geometry: Geometry) -> tuple[str, ...]:
+    """The edges of the image ("top", "bottom", "left", "right") that the board's cells
+    reach or pass.
+
+    Every game draws a frame around its board, so a board flush with the image's edge was
+    either cropped to its cells or cut there, at or within a line of cells; and beyond the
+    edge there is no strip to tell the two apart (:func:`cut_edge`). A cut board reads as
+    the smaller board the image shows, and what it proves next to the cut may be false.
+    """
+    height, width = image.shape[:2]
+    x0, y0, x1, y1 = geometry.box()
+    return tuple(side for side, gap in (("top", y0), ("bottom", height - y1), ("left", x0),
+                                        ("right", width - x1)) if gap <= 0)
+
+
+def edges_in_words(edges: Sequence[str]) -> str:
+    """``("top", "left")`` as "top and left edges", for a message."""
+    *others, last = edges
+    return f"{', '.join(others)} and {last} edges" if others else f"{last} edge"
+
 
 def _rank(candidate: _Candidate) -> float:
     """Better boards cover more of the image with recognised cells (a lattice of half the

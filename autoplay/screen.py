@@ -43,6 +43,7 @@ from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, Board, Cell, three_bv
 from autoplay.deduce import deduce
 from autoplay.desktop import Capture, Region, xdotool
 from autoplay.errors import (
+    BoardCut,
     DesktopError,
     FailSafeStop,
     InconsistentBoard,
@@ -785,7 +786,8 @@ def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int |
     A board is taken once it and a cell's width around it look the same a moment later: a
     game drawing its window (or its next level) shows part of a board for a moment.
 
-    :raises NoBoardFound: when there is none.
+    :raises NoBoardFound: when there is none, or only one cut or reaching the edge of
+        ``search`` (:class:`BoardCut`): clicks next to a hidden part could be blind.
     :raises UnknownCells: when one is found but some of its cells are not recognised.
     :raises DesktopError: when the board keeps changing past the timeout.
     """
@@ -794,6 +796,10 @@ def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int |
         frame = screen.capture.grab(search)
         try:
             reading = locate.read_screenshot(frame, skins)
+            if reading.edges:
+                raise BoardCut(f"the {reading.skin} board reaches the "
+                               f"{locate.edges_in_words(reading.edges)} of the area searched, "
+                               f"so part of it may be hidden: move its window fully into view")
         except NoBoardFound:
             if time.monotonic() > deadline:
                 raise

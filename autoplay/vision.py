@@ -396,6 +396,10 @@ class Reading:
     geometry: Geometry
     skin: str
     unrecognized: tuple[Unrecognized, ...] = ()
+    edges: tuple[str, ...] = ()
+    """The image's edges ("top", "bottom", "left", "right") that the board's cells reach:
+    nothing shows whether the board goes on past them
+    (see :func:`autoplay.locate.edges_reached`)."""
 
     def is_complete(self) -> bool:
         """True when every cell was recognised."""

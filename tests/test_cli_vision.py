@@ -50,8 +50,31 @@ def test_read_json_says_where_the_board_is() -> None:
     assert report == {
         "skin": "sgt-mines", "rows": 16, "cols": 16, "origin": [30.0, 55.0],
         "pitch": [20.0, 20.0], "board": truth(MID).splitlines(), "unrecognized": [],
-        "closest": [],
+        "closest": [], "edges": [],
     }
+
+
+def test_a_board_that_reaches_the_images_edge_is_read_with_a_warning(tmp_path: Path) -> None:
+    """Cut at a line of cells, the board cannot be told from one cropped to its cells, and
+    a count next to the cut may have mines beyond it: here solve finds no layout at all."""
+    image = cv2.imread(str(SCREENSHOTS / "sgt-mines" / "9x9-mid.png"))
+    x0, y0, x1, y1 = locate_board(image, load_skins("sgt-mines")[0]).box()
+    cut = tmp_path / "cut.png"
+    cv2.imwrite(str(cut), image[:, :x1 - 60])  # three columns of 20 pixels off
+    result = run("read", str(cut))
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [row[:6] for row in truth(MID.with_name(
+        "9x9-mid.png")).splitlines()]
+    assert result.stderr == ("warning: the board reaches the image's right edge: if the image "
+                             "cuts it there, cells beyond are not shown, and what is proven "
+                             "next to the cut may be false\n")
+    assert json.loads(run("read", "--json", str(cut)).stdout)["edges"] == ["right"]
+    solved = run("solve", str(cut))
+    assert solved.exit_code == 1
+    assert solved.stderr.startswith("warning: the board reaches the image's right edge")
+    tight = tmp_path / "tight.png"
+    cv2.imwrite(str(tight), image[y0:y1, x0:x1])
+    assert "the image's top, bottom, left and right edges" in run("read", str(tight)).stderr
 
 
 def test_read_with_a_forced_skin_and_an_unknown_one() -> None:

@@ -26,7 +26,7 @@ from autoplay.board import EXPLODED, UNKNOWN, Board, Cell, three_bv
 from autoplay.cli import cli
 from autoplay.deduce import deduce
 from autoplay.desktop import GameWindow, Region, launch_game, xdotool
-from autoplay.errors import DesktopError, UnknownCells, WindowLost
+from autoplay.errors import BoardCut, DesktopError, UnknownCells, WindowLost
 from autoplay.player import GameResult, play
 from autoplay.screen import (
     PLAYBOOKS,
@@ -275,6 +275,20 @@ def test_no_click_can_leave_the_board(xvfb: str, screen: Screen) -> None:
         with pytest.raises(DesktopError, match="not a cell"):
             game.reveal(Cell(9, 0))
         assert game.clicks == []
+
+
+def test_a_board_the_area_searched_cuts_is_not_played(xvfb: str, screen: Screen) -> None:
+    """As with a window partly off the screen: the counts beside the cut touch hidden
+    cells, so what is proven there may be false."""
+    window, *_ = sgt(xvfb, BEGINNER[2])
+    with window:
+        skins = load_skins("sgt-mines")
+        geometry = find_game(screen, screen.search_area(), skins, timeout=5).geometry
+        edge = geometry.box()[2] - 2 * round(geometry.pitch_x)  # two columns off
+        for right, message in [(edge, "reaches the right edge of the area searched"),
+                               (edge + 1, "past the image's right edge")]:
+            with pytest.raises(BoardCut, match=message):
+                find_game(screen, Region(0, 0, right, 1024), skins)
 
 
 def test_the_board_tells_the_end() -> None:

@@ -26,7 +26,8 @@ from autoplay.odds import mine_probabilities
 from autoplay.report import compare
 from autoplay.sim import PRESETS, SimConfig, deal, game_seed, play_sim
 from autoplay.stats import GameRecord, StatsStore
-from tools import rollout, solver_checks, unknown_count
+from autoplay.vision import Geometry, Reading
+from tools import reading_faults, rollout, solver_checks, unknown_count
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -211,3 +212,26 @@ def test_unknown_count_plays_each_deal_told_the_count_and_not_told() -> None:
     assert blind.startswith(f"7x7/9, 24 games of seed 3, not told: {blind_wins} won")
     assert only == (f"won only when told: {sum(t and not b for t, b in won)}, "
                     f"only when not told: {sum(b and not t for t, b in won)}")
+
+
+def test_a_cut_reads_as_what_it_shows_only_when_the_line_beyond_is_opened() -> None:
+    """sgt-mines/9x9-won: its first column and last row are opened, its first row, last
+    column and second last row flagged."""
+    path = ROOT / "fixtures" / "screenshots" / "sgt-mines" / "9x9-won.png"
+    rows = str(Board.parse(path.with_name("9x9-won.board.txt").read_text()).with_mines(
+        None)).splitlines()
+    assert rows[8].isdigit() and not rows[7].isdigit() and not rows[0].isdigit()
+
+    def outcome(kept: list[str], side: str, edges: tuple[str, ...] = ()) -> str:
+        board = Board.parse("\n".join(kept))
+        reading = Reading(board, Geometry(0, 0, 20, 20, board.height, board.width),
+                          "sgt-mines", edges=edges)
+        return reading_faults.cut_reading(reading, path, side)
+
+    assert outcome(rows[:8], "bottom") == "read as what it shows"
+    assert outcome(rows[:7], "bottom") == "read, covered cells beyond"
+    assert outcome(rows[1:], "top") == "read, covered cells beyond"
+    assert outcome([row[1:] for row in rows], "left") == "read as what it shows"
+    assert outcome([row[:8] for row in rows], "right") == "read, covered cells beyond"
+    assert outcome(rows[:7] + [rows[8]], "bottom") == "read, covered cells beyond"
+    assert outcome(rows[:7], "bottom", ("bottom",)) == "read, said to reach the edge"

@@ -75,6 +75,7 @@ def test_fixture_reads_exactly(path: Path, skins: dict[str, Skin]) -> None:
     reading = read_screenshot(image, list(skins.values()))
     assert reading.skin == path.parent.name
     assert reading.unrecognized == ()
+    assert reading.edges == ()  # every window has a frame, if only a pixel wide
     assert str(reading.board) == str(truth)
 
 
@@ -172,6 +173,22 @@ def test_a_board_cut_through_covered_cells_by_the_edge_is_refused(
         read_screenshot(cut_through(image, whole.geometry, side), list(skins.values()))
     with pytest.raises(BoardCut, match=f"past the image's {side} edge"):
         locate_board(cut_through(image, whole.geometry, side), skins[whole.skin])
+
+
+@pytest.mark.parametrize("strip", [1, 2, 0])
+def test_a_board_cut_at_a_line_of_covered_cells_is_refused_or_said_to_reach_the_edge(
+        strip: int, skins: dict[str, Skin]) -> None:
+    """A strip of a pixel or two of the covered cells beyond shows the cut; with none, the
+    reading can only say that the board reaches the edge."""
+    image, _ = fixture("sgt-mines", "9x9-new")
+    whole = read_screenshot(image, list(skins.values()))
+    cut = cut_through(image, whole.geometry, "left", 2 - strip / whole.geometry.pitch_x)
+    if strip:
+        with pytest.raises(BoardCut, match="past the image's left edge"):
+            read_screenshot(cut, list(skins.values()))
+    else:
+        reading = read_screenshot(cut, list(skins.values()))
+        assert (reading.board.width, reading.edges) == (7, ("left",))
 
 
 def test_a_board_cut_through_opened_cells_reads_as_what_it_shows(
@@ -286,6 +303,7 @@ def test_a_board_cropped_to_its_cells_reads_exactly(path: Path, skins: dict[str,
     image, truth = load(path)
     reading = read_screenshot(cropped(image, skins[path.parent.name]), list(skins.values()))
     assert (reading.skin, reading.unrecognized) == (path.parent.name, ())
+    assert reading.edges == ("top", "bottom", "left", "right")
     assert str(reading.board) == str(truth)
 
 

@@ -6,8 +6,8 @@ image's edge.
 board, with cells reported), wrong with cells reported (another size or skin), or
 silently wrong. ``cuts``: fixtures drawn at random at 100%, 75%, 125% and
 150%, each cut by a line through its board between a fifth and a half of the way in, from
-a side drawn at random; each is refused as cut, refused otherwise, or read (a board cut
-through opened cells, or within a few pixels of a cell's edge, reads as what it shows).
+a side drawn at random; each is refused as cut, refused otherwise, or read (see
+:func:`cut_reading`).
 ``whole``: every fixture at those scales, which must not be refused as cut. ``scales``:
 every fixture at 75%, 90%, 110% and 150%, each reading tallied as for ``borders``.
 ``phases``: every fixture on a desktop of 150 grey, moved by 0 to 5 pixels each way
@@ -36,7 +36,7 @@ import numpy as np
 from autoplay.board import Board
 from autoplay.errors import BoardCut, NoBoardFound
 from autoplay.locate import read_screenshot
-from autoplay.vision import Image, Skin, decode_image, load_skins
+from autoplay.vision import Image, Reading, Skin, decode_image, load_skins
 
 FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "screenshots")
                   .glob("*/*.png"))
@@ -138,13 +138,35 @@ def cuts(seed: int, count: int) -> None:
             cut = {"top": image[y0 + down:], "bottom": image[:y1 - down],
                    "left": image[:, x0 + across:], "right": image[:, :x1 - across]}[side]
             try:
-                read_screenshot(cut.copy(), skins)
-                counts["read"] += 1
+                counts[cut_reading(read_screenshot(cut.copy(), skins), path, side)] += 1
             except BoardCut:
                 counts["refused as cut"] += 1
             except NoBoardFound:
                 counts["refused"] += 1
         print(f"at {scale:.0%}: {dict(counts)}")
+
+
+def cut_reading(reading: Reading, path: Path, side: str) -> str:
+    """How a board cut from ``side`` reads: with the warning that it reaches the image's
+    edge, with cells reported, as what it shows (the fixture's board less the lines cut
+    off, the line next to the cut all opened, so that every count beside the cut is
+    whole), or silently with covered cells or mines beyond the cut."""
+    if reading.edges:
+        return "read, said to reach the edge"
+    if reading.unrecognized:
+        return "read, cells reported"
+    truth = str(Board.parse(path.with_name(path.stem + ".board.txt").read_text()).with_mines(
+        None)).splitlines()
+    rows = str(reading.board.with_mines(None)).splitlines()
+    if side in ("left", "right"):
+        truth = ["".join(column) for column in zip(*truth, strict=True)]
+        rows = ["".join(column) for column in zip(*rows, strict=True)]
+    kept = len(truth) - len(rows)
+    shown, beyond = ((truth[kept:], truth[kept - 1]) if side in ("top", "left")
+                     else (truth[:len(rows)], truth[len(rows)]))
+    if kept > 0 and shown == rows and beyond.isdigit():
+        return "read as what it shows"
+    return "read, covered cells beyond"
 
 
 def whole() -> None:
