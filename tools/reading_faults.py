@@ -150,7 +150,7 @@ def cut_reading(reading: Reading, path: Path, side: str) -> str:
     """How a board cut from ``side`` reads: with the warning that it reaches the image's
     edge, with cells reported, as what it shows (the fixture's board less the lines cut
     off, the line next to the cut all opened, so that every count beside the cut is
-    whole), or silently with covered cells or mines beyond the cut."""
+    whole), silently with covered cells or mines beyond the cut, or wrong."""
     if reading.edges:
         return "read, said to reach the edge"
     if reading.unrecognized:
@@ -161,12 +161,14 @@ def cut_reading(reading: Reading, path: Path, side: str) -> str:
     if side in ("left", "right"):
         truth = ["".join(column) for column in zip(*truth, strict=True)]
         rows = ["".join(column) for column in zip(*rows, strict=True)]
-    kept = len(truth) - len(rows)
-    shown, beyond = ((truth[kept:], truth[kept - 1]) if side in ("top", "left")
+    cut = len(truth) - len(rows)  # the lines cut off
+    if cut <= 0:
+        return "read wrong"
+    shown, beyond = ((truth[cut:], truth[cut - 1]) if side in ("top", "left")
                      else (truth[:len(rows)], truth[len(rows)]))
-    if kept > 0 and shown == rows and beyond.isdigit():
-        return "read as what it shows"
-    return "read, covered cells beyond"
+    if shown != rows:
+        return "read wrong"
+    return "read as what it shows" if beyond.isdigit() else "read, covered cells beyond"
 
 
 def whole() -> None:
