@@ -177,16 +177,16 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry) -> str | None:
     height, width = image.shape[:2]
     x0, y0, x1, y1 = geometry.box()
     pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
-    gaps = {"top": (y0, pitch_y), "bottom": (height - y1, pitch_y),
-            "left": (x0, pitch_x), "right": (width - x1, pitch_x)}
-    sides = [side for side, (gap, pitch) in gaps.items() if 0 < gap < pitch]
+    gaps = _margins(image, geometry)
+    pitches = {"top": pitch_y, "bottom": pitch_y, "left": pitch_x, "right": pitch_x}
+    sides = [side for side, gap in gaps.items() if 0 < gap < pitches[side]]
     if not sides:
         return None
     looks = np.stack([shrink(t.image, pitch_x, pitch_y) for t in skin.templates]
                      ).astype(np.float32)
     closed = (skin.states < 0) & (skin.states != OUTSIDE)
     for side in sides:
-        gap, pitch = gaps[side]
+        gap, pitch = gaps[side], pitches[side]
         beyond, strips = {  # the image beyond the edge, and each look's strip next to it
             "top": (image[:y0], looks[:, pitch - gap:]), "bottom": (image[y1:], looks[:, :gap]),
             "left": (image[:, :x0], looks[:, :, pitch - gap:]),
@@ -215,10 +215,14 @@ def edges_reached(image: Image, geometry: Geometry) -> tuple[str, ...]:
     edge there is no strip to tell the two apart (:func:`cut_edge`). A cut board reads as
     the smaller board the image shows, and what it proves next to the cut may be false.
     """
+    return tuple(side for side, gap in _margins(image, geometry).items() if gap <= 0)
+
+
+def _margins(image: Image, geometry: Geometry) -> dict[str, int]:
+    """The pixels between the board and each edge of the image, negative past it."""
     height, width = image.shape[:2]
     x0, y0, x1, y1 = geometry.box()
-    return tuple(side for side, gap in (("top", y0), ("bottom", height - y1), ("left", x0),
-                                        ("right", width - x1)) if gap <= 0)
+    return {"top": y0, "bottom": height - y1, "left": x0, "right": width - x1}
 
 
 def edges_in_words(edges: Sequence[str]) -> str:
