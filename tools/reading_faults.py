@@ -64,11 +64,16 @@ def scaled(image: Image, scale: float) -> Image:
         cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)), np.uint8)
 
 
+def truth_of(path: Path) -> Board:
+    """The true board of fixture ``path``."""
+    return Board.parse(path.with_name(path.stem + ".board.txt").read_text())
+
+
 def outcome(image: Image, path: Path, skins: list[Skin]) -> str:
     """How ``image``, showing the board of fixture ``path``, reads: exact, refused (an
     error), unrecognised (the right board, with cells reported), wrong with cells reported
     (another size or skin), or silently wrong."""
-    truth = Board.parse(path.with_name(path.stem + ".board.txt").read_text())
+    truth = truth_of(path)
     try:
         reading = read_screenshot(image, skins)
     except NoBoardFound:
@@ -155,8 +160,7 @@ def cut_reading(reading: Reading, path: Path, side: str) -> str:
         return "read, said to reach the edge"
     if reading.unrecognized:
         return "read, cells reported"
-    truth = str(Board.parse(path.with_name(path.stem + ".board.txt").read_text()).with_mines(
-        None)).splitlines()
+    truth = str(truth_of(path).with_mines(None)).splitlines()
     rows = str(reading.board.with_mines(None)).splitlines()
     if side in ("left", "right"):
         truth = ["".join(column) for column in zip(*truth, strict=True)]
