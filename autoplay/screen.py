@@ -188,6 +188,7 @@ def playbook_of(skin_name: str) -> Playbook:
     """The playbook of the game a skin reads (:data:`UNKNOWN_GAME` for a learned one)."""
     return PLAYBOOKS.get(skin_name, UNKNOWN_GAME)
 
+
 _SIGN_DISTANCE = 12.0
 """A sign's picture is found where it differs from the screen by less than this
 (root-mean-square, 0-255 per channel)."""
