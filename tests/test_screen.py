@@ -496,12 +496,17 @@ def test_ctrl_c_keeps_the_finished_games(xvfb: str, tmp_path: Path) -> None:
     assert 1 <= len(games) < 20 and all(g.width == 9 and g.mines == 10 for g in games)
 
 
+def run_demo(*arguments: str) -> subprocess.CompletedProcess[str]:
+    """``autoplay demo`` as a user runs it, with no display of its own to borrow."""
+    return subprocess.run([sys.executable, "-m", "autoplay", "demo", *arguments],
+                          capture_output=True, text=True, check=False,
+                          env={k: v for k, v in os.environ.items() if k != "DISPLAY"})
+
+
 def test_demo_plays_on_its_own_display_and_records(tmp_path: Path) -> None:
     gif = tmp_path / "demo.gif"
-    result = subprocess.run([sys.executable, "-m", "autoplay", "demo", "--games", "2",
-                             "--json", "--db", str(tmp_path / "s.sqlite3"), "--record",
-                             str(gif)], capture_output=True, text=True, check=False,
-                            env={k: v for k, v in os.environ.items() if k != "DISPLAY"})
+    result = run_demo("--games", "2", "--json", "--db", str(tmp_path / "s.sqlite3"),
+                      "--record", str(gif))
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     sim = CliRunner().invoke(cli, ["sim", "--preset", "beginner", "--games", "1", "--json",
@@ -517,10 +522,8 @@ def test_demo_plays_on_its_own_display_and_records(tmp_path: Path) -> None:
 def test_gnome_mines_games_end_at_its_dialog(tmp_path: Path) -> None:
     # A won GNOME Mines game is told by its Congratulations window, which covers the board
     # at once: the game is judged won from it, and the window closed for the next game.
-    result = subprocess.run([sys.executable, "-m", "autoplay", "demo", "--game", "gnome-mines",
-                             "--games", "3", "--json", "--db", str(tmp_path / "s.sqlite3")],
-                            capture_output=True, text=True, check=False,
-                            env={k: v for k, v in os.environ.items() if k != "DISPLAY"})
+    result = run_demo("--game", "gnome-mines", "--games", "3", "--json", "--db",
+                      str(tmp_path / "s.sqlite3"))
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["games"] == 3 and summary["source"] == "desktop/gnome-mines"
@@ -530,11 +533,8 @@ def test_gnome_mines_games_end_at_its_dialog(tmp_path: Path) -> None:
 
 def test_demo_chooses_a_level_by_key_in_a_game_without_options(tmp_path: Path) -> None:
     # Ace of Penguins takes no options and starts on its 32x32 level: '1' picks 8x8/6.
-    result = subprocess.run([sys.executable, "-m", "autoplay", "demo", "--game",
-                             "ace-minesweeper", "--games", "2", "--json", "--db",
-                             str(tmp_path / "s.sqlite3")],
-                            capture_output=True, text=True, check=False,
-                            env={k: v for k, v in os.environ.items() if k != "DISPLAY"})
+    result = run_demo("--game", "ace-minesweeper", "--games", "2", "--json", "--db",
+                      str(tmp_path / "s.sqlite3"))
     assert result.returncode == 0, result.stderr
     games = list(StatsStore(tmp_path / "s.sqlite3").games())
     assert [(g.width, g.height, g.mines, g.first_click) for g in games] == [(8, 8, 6, "none")] * 2
