@@ -51,6 +51,17 @@ _SCALES = tuple(sorted({*np.geomspace(0.5, 3.0, 20).round(3).tolist(),
                         0.75, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0}))
 """Screen scales tried after the skin's own: the usual display scalings, and between them
 steps of about 10%, which the fit from the seeds makes up."""
+_DISPLAY_SCALES = (1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
+"""The usual display scalings, searched before the rest of ``_SCALES``: a board found at
+one of them, every cell recognised closely (``_CLOSE``), is taken without the rest."""
+_CLOSE = 16.0
+"""Mean distance to their templates under which a board's cells are close enough to take
+it at a display scaling (:func:`_is_displayed`)."""
+_ROUGH_PITCH = 0.03
+"""How far (a share) a rough lattice's pitch, fitted to its seeds, may be from a display
+scaling's to be settled with them: one seeded there but further off is a board at another
+scale, which the rest of the ladder settles (settling it twice cost a quarter more time
+on screenshots at 90% and 110%)."""
 _MIN_SHARE = 0.5
 """An edge row or column belongs to the board when this share of its cells is recognised."""
 _MIN_CELLS = 4
@@ -246,9 +257,12 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
     (the best such, if several skins find one). The skins whose covered cells show are
     searched for one first, and the others only if none is found (see :func:`_in_order`):
     a game being played shows covered cells, so on a screen with one game the other skins
-    cost only the search for their covered look. Else the coarse search runs at every scale
-    of the ladder, only the most promising rough lattices are settled, and the best board
-    is grown by any line its settled pitch reaches (:func:`_extend`).
+    cost only the search for their covered look. Else the coarse search runs at the usual
+    display scalings of the skins' own sizes (``_DISPLAY_SCALES``), and the most promising
+    rough lattices are settled; only when none of them is a board shown at such a scaling
+    (:func:`_is_displayed`) does it run at the rest of the ladder, the far costlier part
+    on a big screen (its small scales shrink the image least). The best board is grown by
+    any line its settled pitch reaches (:func:`_extend`).
 
     In a grey image (a screenshot saved in greyscale) the skins are matched in grey too.
 
@@ -260,23 +274,23 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
     coarse = _Coarse(image)
     found: list[tuple[_Candidate, Skin]] = []
     for group in _in_order(coarse, skins):
-        found += [(candidate, skin) for skin in group for scale in skin.scales
-                  if (candidate := _best(image, skin, [
+        found += [(max(candidates, key=_rank), skin) for skin in group for scale in skin.scales
+                  if (candidates := _settled(image, skin, [
                       (weight, _on_pixels(lattice, skin, scale)) for weight, lattice
-                      in _seed_lattices(coarse, skin, scale)],
-                      snapped=True)) is not None]
+                      in _seed_lattices(coarse, skin, scale)], snapped=True))]
         exact = [(candidate, skin) for candidate, skin in found if candidate.is_exact()]
         if exact:
             return max(exact, key=lambda pair: _rank(pair[0]))
-    for skin in skins:
-        rough = [lattice for scale in _ladder(skin)
-                 for lattice in _seed_lattices(coarse, skin, scale)]
-        by_area = sorted(rough, key=lambda item: -item[0] * item[1].pitch_x * item[1].pitch_y)
-        by_count = sorted(rough, key=lambda item: -item[0] * np.sqrt(item[1].pitch_x
-                                                                     * item[1].pitch_y))
-        tried = {id(item): item for item in by_area[:_SETTLED] + by_count[:_SETTLED]}
-        best = _best(image, skin, list(tried.values()))
-        found += [(best, skin)] if best is not None else []
+    rough = {skin: [lattice for lattice in _promising(coarse, skin, _DISPLAY_SCALES)
+                    if _is_display_pitch(lattice[1], skin, _ROUGH_PITCH)] for skin in skins}
+    settled = {skin: _settled(image, skin, rough[skin]) for skin in skins}
+    close = [(candidate, skin) for skin in skins for candidate in settled[skin]
+             if _is_displayed(candidate, skin)]
+    for skin in () if close else skins:  # the rest of the ladder
+        rest = [lattice for lattice in _promising(coarse, skin, _SCALES)
+                if lattice not in rough[skin]]
+        settled[skin] = _settled(image, skin, rest, settled[skin])
+    found += close or [(candidate, skin) for skin in skins for candidate in settled[skin]]
     if not found:
         return None
     candidate, skin = max(found, key=lambda pair: _rank(pair[0]))
@@ -301,25 +315,59 @@ def _in_order(coarse: _Coarse, skins: Sequence[Skin]) -> list[list[Skin]]:
     return [showing, [skin for skin in skins if skin not in showing]]
 
 
-def _ladder(skin: Skin) -> list[float]:
-    """The scales tried for a skin: ``_SCALES`` of each of its own cell sizes (a 200%
+def _ladder(skin: Skin, scales: Sequence[float]) -> list[float]:
+    """The scales tried for a skin: ``scales`` of each of its own cell sizes (a 200%
     screen of Ace of Penguins' 48 px cells is 4 times its 24 px ones), one of any two within
     4% of each other."""
-    ladder = list(_SCALES)
+    ladder = list(scales)
     for size in skin.scales[1:]:
-        ladder += [scale * size for scale in _SCALES
+        ladder += [scale * size for scale in scales
                    if all(abs(scale * size / other - 1) > 0.04 for other in ladder)]
     return sorted(ladder)
 
 
-def _best(image: Image, skin: Skin, lattices: list[tuple[float, Geometry]], *,
-          snapped: bool = False) -> _Candidate | None:
-    """The best board settled from rough lattices; a lattice whose middle lies on a
-    board already found, every cell of it recognised, is that board, and is skipped: when
-    that board was matched almost exactly, or its pitch is within a tenth of the lattice's.
-    (A board matched loosely may be a lattice of half the pitch on a board of plain covered
-    cells, which a lattice at the right pitch beats.) ``snapped``: see :func:`_settle`."""
-    found: list[_Candidate] = []
+def _is_displayed(candidate: _Candidate, skin: Skin) -> bool:
+    """Every cell recognised closely (``_CLOSE``), with a pitch within a percent of a
+    display scaling of one of the skin's own cell sizes. A display scales a window
+    exactly, so such a board is one a scaled display shows, and the rest of the ladder has
+    nothing better to find. A lattice seeded at a display scaling can also settle on a
+    board at another scale, every cell close but a few lines missing (a 9x9 board at 110%
+    settled as 6x9 from the seeds of 125%), where the ladder's own scale finds the whole."""
+    return (candidate.is_complete() and candidate.distance < _CLOSE
+            and _is_display_pitch(candidate.geometry, skin, 0.01))
+
+
+def _is_display_pitch(geometry: Geometry, skin: Skin, within: float) -> bool:
+    """True when the lattice's pitch is within ``within`` (a share) of a display scaling
+    of one of the skin's own cell sizes."""
+    size_x, size_y = skin.pitch
+    return any(abs(geometry.pitch_x / (size_x * scale) - 1) < within
+               and abs(geometry.pitch_y / (size_y * scale) - 1) < within
+               for scale in _ladder(skin, _DISPLAY_SCALES))
+
+
+def _promising(coarse: _Coarse, skin: Skin, scales: Sequence[float]
+               ) -> list[tuple[float, Geometry]]:
+    """The rough lattices of the skin's ladder of ``scales`` worth settling: the
+    ``_SETTLED`` whose weighed seeds cover the most area, and the ``_SETTLED`` with the
+    most weighed seeds times the root of a cell's area."""
+    rough = [lattice for scale in _ladder(skin, scales)
+             for lattice in _seed_lattices(coarse, skin, scale)]
+    by_area = sorted(rough, key=lambda item: -item[0] * item[1].pitch_x * item[1].pitch_y)
+    by_count = sorted(rough, key=lambda item: -item[0] * np.sqrt(item[1].pitch_x
+                                                                 * item[1].pitch_y))
+    return list({id(item): item for item in by_area[:_SETTLED] + by_count[:_SETTLED]}.values())
+
+
+def _settled(image: Image, skin: Skin, lattices: list[tuple[float, Geometry]],
+             found: Sequence[_Candidate] = (), *, snapped: bool = False) -> list[_Candidate]:
+    """The boards settled from rough lattices, after those already ``found``; a lattice
+    whose middle lies on a board found, every cell of it recognised, is that board, and
+    is skipped: when that board was matched almost exactly, or its pitch is within a tenth
+    of the lattice's. (A board matched loosely may be a lattice of half the pitch on a
+    board of plain covered cells, which a lattice at the right pitch beats.) ``snapped``:
+    see :func:`_settle`."""
+    found = list(found)
     for weight, geometry in lattices:
         middle = geometry.centre(Cell(geometry.rows // 2, geometry.cols // 2))
         if not any(_covers(candidate.geometry, middle) and candidate.is_complete()
@@ -327,7 +375,7 @@ def _best(image: Image, skin: Skin, lattices: list[tuple[float, Geometry]], *,
                    for candidate in found):
             candidate = _settle(image, skin, geometry, snapped=snapped, weight=weight)
             found += [candidate] if candidate is not None else []
-    return max(found, key=_rank, default=None)
+    return found
 
 
 def _same_pitch(a: Geometry, b: Geometry) -> bool:

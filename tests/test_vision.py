@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 import pytest
 
+from autoplay import locate
 from autoplay.bench import sweep_locate_read, sweep_read
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell
 from autoplay.errors import BoardCut, NoBoardFound, SkinError, UnreadableImage
@@ -249,6 +250,38 @@ def test_rescaled_fixture_reads_exactly(path: Path, scale: float, skins: dict[st
     assert str(reading.board) == str(truth)
     assert geometry.pitch_x == pytest.approx(native.pitch_x * scale, rel=0.005)
     assert geometry.left == pytest.approx(native.left * scale, abs=0.6 * scale)
+
+
+def test_a_board_at_a_display_scaling_is_found_before_the_rest_of_the_ladder(
+        skins: dict[str, Skin], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A display scales a window exactly, so a board at 150% is found among the usual
+    display scalings, and the ladder's scales under a skin's own sizes, which cost the
+    most on a big screen (they shrink the image least), are not searched."""
+    image, truth = fixture("sgt-mines", "30x16-mid")
+    searched: list[tuple[str, float]] = []
+
+    def seed_lattices(coarse: object, skin: Skin, scale: float, *, covered: bool = False
+                      ) -> object:
+        searched.append((skin.name, scale))
+        return seed(coarse, skin, scale, covered=covered)
+    seed = locate._seed_lattices
+    monkeypatch.setattr(locate, "_seed_lattices", seed_lattices)
+    bigger = on_desktop(np.asarray(cv2.resize(image, None, fx=1.5, fy=1.5), np.uint8), 150)
+    reading = read_screenshot(bigger, list(skins.values()))
+    assert (reading.skin, str(reading.board)) == ("sgt-mines", str(truth))
+    assert all(scale >= min(skins[name].scales) for name, scale in searched)
+    assert ("sgt-mines", 1.5) in searched
+
+
+def test_a_board_between_display_scalings_is_read_whole(skins: dict[str, Skin]) -> None:
+    """Seeded at 125%, this board at 110% settles as its top 6 rows, every cell matching
+    closely. Only a board at a display scaling's own pitch is taken before the rest of the
+    ladder, whose 110% finds all 9."""
+    image, truth = fixture("sgt-mines", "9x9-opened")
+    bigger = np.asarray(cv2.resize(image, None, fx=1.1, fy=1.1), np.uint8)
+    reading = read_screenshot(bigger, list(skins.values()))
+    assert (reading.skin, reading.unrecognized) == ("sgt-mines", ())
+    assert str(reading.board) == str(truth)
 
 
 def shrunk(image: Image, scale: float) -> Image:
