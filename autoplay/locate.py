@@ -60,8 +60,8 @@ it at a display scaling (:func:`_is_displayed`)."""
 _ROUGH_PITCH = 0.03
 """How far (a share) a rough lattice's pitch, fitted to its seeds, may be from a display
 scaling's to be settled with them: one seeded there but further off is a board at another
-scale, which the rest of the ladder settles (settling it twice cost a quarter more time
-on screenshots at 90% and 110%)."""
+scale, which the rest of the ladder settles (settled twice, such lattices made fixtures
+at 90% and 110% read about a quarter slower)."""
 _MIN_SHARE = 0.5
 """An edge row or column belongs to the board when this share of its cells is recognised."""
 _MIN_CELLS = 4

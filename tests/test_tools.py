@@ -15,6 +15,7 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 from pytest import approx
 
 from autoplay import pb
@@ -26,7 +27,7 @@ from autoplay.odds import mine_probabilities
 from autoplay.report import compare
 from autoplay.sim import PRESETS, SimConfig, deal, game_seed, play_sim
 from autoplay.stats import GameRecord, StatsStore
-from autoplay.vision import Geometry, Reading
+from autoplay.vision import Geometry, Reading, load_skins
 from tools import reading_faults, rollout, solver_checks, unknown_count
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -235,3 +236,18 @@ def test_a_cut_reads_as_what_it_shows_only_when_the_line_beyond_is_opened() -> N
     assert outcome(rows[:7] + [rows[8]], "bottom") == "read wrong"
     assert outcome(rows, "bottom") == "read wrong"
     assert outcome(rows[:7], "bottom", ("bottom",)) == "read, said to reach the edge"
+
+
+def test_a_reading_record_gives_the_board_read_or_the_error() -> None:
+    """What ``reading_faults.py readings`` prints a line of, for two commits to compare."""
+    path = ROOT / "fixtures" / "screenshots" / "sgt-mines" / "9x9-mid.png"
+    skins = load_skins()
+    image = reading_faults.on_desktop(reading_faults.scaled(reading_faults.picture(path), 1.5),
+                                      150)
+    record = reading_faults.reading_record(image, skins)
+    assert (record["skin"], record["board"], record["unrecognized"]) == (
+        "sgt-mines", str(reading_faults.truth_of(path)), 0)
+    assert isinstance(record["seconds"], float) and record["seconds"] > 0
+    plain = reading_faults.reading_record(np.full((200, 300, 3), 150, np.uint8), skins)
+    assert set(plain) == {"error", "seconds"}
+    assert str(plain["error"]).startswith("no Minesweeper board found in the 300x200 image")

@@ -13,19 +13,24 @@ every fixture at 75%, 90%, 110% and 150%, each reading tallied as for ``borders`
 ``phases``: every fixture on a desktop of 150 grey, moved by 0 to 5 pixels each way
 (:data:`SHIFTS`), so that its cells fall on the coarse search's pixels in every phase
 (a cell of 48 pixels is 6 of the image's pixels to one of them), tallied as for
-``borders``.
+``borders``. ``readings``: every fixture at each of :data:`READING_SCALES` on a desktop
+of 150 grey, one JSON line each with what was read (or the error) and the seconds it took,
+so that two commits' readings and times can be compared case by case.
 
     python tools/reading_faults.py borders
     python tools/reading_faults.py cuts --seed 11 --count 40
     python tools/reading_faults.py whole
     python tools/reading_faults.py scales
     python tools/reading_faults.py phases
+    python tools/reading_faults.py readings > readings.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -42,6 +47,9 @@ FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "screen
                   .glob("*/*.png"))
 SCALES = (1.0, 0.75, 1.25, 1.5)
 RESCALES = (0.75, 0.9, 1.1, 1.5)
+READING_SCALES = (0.75, 0.9, 1.1, 1.25, 1.5, 1.75, 2.0)
+"""Shrunk by area averaging, grown by bilinear interpolation (:func:`scaled`): the display
+scalings 125% to 200%, and sizes between them and under 100%, which none gives."""
 SHIFTS = ((0, 0), (1, 3), (2, 5), (3, 1), (4, 4), (5, 2))
 """Moves (right, down) of a fixture on its desktop: every phase of a 6-pixel step once
 each way."""
@@ -126,6 +134,28 @@ def scales() -> None:
         print(f"at {scale:.0%}: {dict(counts)}")
 
 
+def reading_record(image: Image, skins: list[Skin]) -> dict[str, object]:
+    """What ``image`` reads as (its skin, board and how many cells are not recognised, or
+    the error), and the seconds it took."""
+    start = time.perf_counter()
+    try:
+        reading = read_screenshot(image, skins)
+        read: dict[str, object] = {"skin": reading.skin, "board": str(reading.board),
+                                   "unrecognized": len(reading.unrecognized)}
+    except NoBoardFound as error:  # BoardCut is one
+        read = {"error": str(error)}
+    return {**read, "seconds": round(time.perf_counter() - start, 3)}
+
+
+def readings() -> None:
+    skins = load_skins()
+    for path, image in pictures():
+        for scale in READING_SCALES:
+            record = reading_record(on_desktop(scaled(image, scale), 150), skins)
+            print(json.dumps({"fixture": f"{path.parent.name}/{path.name}", "scale": scale,
+                              **record}), flush=True)
+
+
 def cuts(seed: int, count: int) -> None:
     skins = load_skins()
     rng = random.Random(seed)
@@ -192,7 +222,8 @@ def whole() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sweep", choices=["borders", "cuts", "whole", "scales", "phases"])
+    parser.add_argument("sweep", choices=["borders", "cuts", "whole", "scales", "phases",
+                                          "readings"])
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--count", type=int, default=40)
     args = parser.parse_args()
@@ -204,6 +235,8 @@ def main() -> None:
         scales()
     elif args.sweep == "phases":
         phases()
+    elif args.sweep == "readings":
+        readings()
     else:
         whole()
 
