@@ -412,6 +412,9 @@ class _Coarse:
                                                       interpolation=cv2.INTER_AREA), np.uint8))
         self._shrunk: OrderedDict[tuple[int, int], tuple[Floats, Floats]] = OrderedDict()
         self._distances: OrderedDict[tuple[Skin, int, int, bool], Floats] = OrderedDict()
+        self.lattices: dict[tuple[Skin, float, bool], list[tuple[float, Geometry]]] = {}
+        """:func:`_seed_lattices` by skin, scale and covered: a few numbers each, all
+        kept (the display scalings are searched again as part of the whole ladder)."""
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -470,7 +473,17 @@ def _recent(cache: OrderedDict[_Key, _Value], key: _Key, make: Callable[[], _Val
 def _seed_lattices(coarse: _Coarse, skin: Skin, scale: float, *, covered: bool = False
                    ) -> list[tuple[float, Geometry]]:
     """Rough lattices at one scale, biggest first, with their weights, from a search on a
-    shrunk grey image for the skin's coarse looks (``covered``: its covered looks only).
+    shrunk grey image for the skin's coarse looks (``covered``: its covered looks only);
+    searched once an image (see :func:`_search_seeds`)."""
+    key = (skin, scale, covered)
+    if key not in coarse.lattices:
+        coarse.lattices[key] = _search_seeds(coarse, skin, scale, covered=covered)
+    return coarse.lattices[key]
+
+
+def _search_seeds(coarse: _Coarse, skin: Skin, scale: float, *, covered: bool
+                  ) -> list[tuple[float, Geometry]]:
+    """The rough lattices of :func:`_seed_lattices`, searched for.
 
     The image is shrunk so that a cell of this scale is ``COARSE`` pixels a side; every
     spot close to a template is a seed; seeds a cell apart form grids (:func:`_grids`), and
