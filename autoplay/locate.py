@@ -158,7 +158,8 @@ def _check_whole(image: Image, candidate: _Candidate, skin: Skin) -> None:
 
     :raises BoardCut: naming the edge, when :func:`cut_edge` finds one.
     """
-    edge = cut_edge(image, skin, candidate.geometry)
+    closed = _closed(skin)[candidate.match.best] & candidate.match.recognised()
+    edge = cut_edge(image, skin, candidate.geometry, closed)
     if edge is not None:
         raise BoardCut(f"the {skin.name} board goes on past the image's {edge} edge, "
                            f"which cuts through covered cells: give a screenshot of the "
@@ -172,7 +173,14 @@ _CUT_MARGIN = 1.5
 """... and this many times closer than to an opened cell's strip or the window's."""
 
 
-def cut_edge(image: Image, skin: Skin, geometry: Geometry) -> str | None:
+def _closed(skin: Skin) -> npt.NDArray[np.bool_]:
+    """Which of the skin's templates are of covered cells or mines."""
+    closed: npt.NDArray[np.bool_] = (skin.states < 0) & (skin.states != OUTSIDE)
+    return closed
+
+
+def cut_edge(image: Image, skin: Skin, geometry: Geometry,
+             closed: npt.NDArray[np.bool_]) -> str | None:
     """The edge of the image ("top", "bottom", "left" or "right") that cuts through a
     covered cell or a mine just beyond the board, or None.
 
@@ -180,10 +188,18 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry) -> str | None:
     what that board proves next to the cut may be false: a count there can have covered
     cells or mines beyond it. Opened cells beyond change nothing the board says, and
     cannot be told from a window's plain frame, so only a strip (narrower than a cell)
-    that looks like the matching strip of a covered cell's or a mine's template, and
-    much less like an opened cell's or the window's, counts. A strip of one pixel
-    will do: no whole window of the fixtures is refused at 75% to 150%
+    that looks like the matching strip of a covered cell or a mine, and much less like
+    an opened cell's or the window's, counts. A strip of one pixel will do: no whole
+    window of the fixtures is refused at 75% to 150%
     (``python tools/reading_faults.py whole``), and the cut ones are caught more often.
+
+    The strips it is compared with are those of the skin's templates, scaled to the
+    pitch. A screenshot shrunk or grown changes the few pixels at a cell's edge more than
+    that shows, so a strip also counts when it is much closer to the matching strips of
+    the board's covered cells and mines (``closed``, flat, row by row) than to those of
+    its other cells, all changed alike, and the templates lean the same way: only they
+    have the window's looks, and a plain frame can be as like a covered cell's edge as
+    Ace of Penguins' is.
     """
     height, width = image.shape[:2]
     x0, y0, x1, y1 = geometry.box()
@@ -195,13 +211,14 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry) -> str | None:
         return None
     looks = np.stack([shrink(t.image, pitch_x, pitch_y) for t in skin.templates]
                      ).astype(np.float32)
-    closed = (skin.states < 0) & (skin.states != OUTSIDE)
+    closed_looks = _closed(skin)
     for side in sides:
         gap, pitch = gaps[side], pitches[side]
         beyond, strips = {  # the image beyond the edge, and each look's strip next to it
             "top": (image[:y0], looks[:, pitch - gap:]), "bottom": (image[y1:], looks[:, :gap]),
             "left": (image[:, :x0], looks[:, :, pitch - gap:]),
             "right": (image[:, x1:], looks[:, :, :gap])}[side]
+        near_own, other_own = _own_strips(image, geometry, side, gap, closed)
         across = side in ("top", "bottom")
         for k in range(geometry.cols if across else geometry.rows):
             left, top, _, _ = geometry.cell_box(Cell(0, k) if across else Cell(k, 0))
@@ -210,11 +227,50 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry) -> str | None:
                 continue
             strip = (beyond[:, start:end] if across else beyond[start:end]).astype(np.float32)
             distances = np.sqrt(np.mean((strips - strip) ** 2, axis=(1, 2, 3)))
-            near = float(distances[closed].min(initial=np.inf))
-            other = float(distances[~closed].min(initial=np.inf))
-            if near < _CUT_DISTANCE and _CUT_MARGIN * near < other:
+            near = float(distances[closed_looks].min(initial=np.inf))
+            other = float(distances[~closed_looks].min(initial=np.inf))
+            if _is_closer(near, other) or (near < other and _is_closer(
+                    _nearest(near_own, strip), _nearest(other_own, strip))):
                 return side
     return None
+
+
+def _own_strips(image: Image, geometry: Geometry, side: str, gap: int,
+                closed: npt.NDArray[np.bool_]) -> tuple[Floats, Floats]:
+    """The strips that the board's covered cells and mines (``closed``), and its other
+    cells, would show beyond ``side`` were they there, ``gap`` pixels deep, shaped like
+    the strips :func:`cut_edge` takes beyond that side."""
+    pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
+    shape = (gap, pitch_x) if side in ("top", "bottom") else (pitch_y, gap)
+    parts: list[Floats] = []
+    kinds: list[bool] = []
+    for index, is_closed in enumerate(closed.tolist()):
+        left, top, right, bottom = geometry.cell_box(Cell(*divmod(index, geometry.cols)))
+        part = {"top": image[bottom - gap:bottom, left:left + pitch_x],
+                "bottom": image[top:top + gap, left:left + pitch_x],
+                "left": image[top:top + pitch_y, right - gap:right],
+                "right": image[top:top + pitch_y, left:left + gap]}[side]
+        if part.shape[:2] == shape and min(left, top) >= 0:
+            parts.append(part.astype(np.float32))
+            kinds.append(is_closed)
+    empty = np.empty((0, *shape, 3), np.float32)
+    if not parts:
+        return empty, empty
+    stacked, mask = np.stack(parts), np.array(kinds)
+    return stacked[mask], stacked[~mask]
+
+
+def _is_closer(near: float, other: float) -> bool:
+    """Whether a strip ``near`` a covered cell's or a mine's and ``other`` from an opened
+    cell's or the window's is part of a covered cell or a mine."""
+    return near < _CUT_DISTANCE and _CUT_MARGIN * near < other
+
+
+def _nearest(strips: Floats, strip: Floats) -> float:
+    """The root-mean-square distance from ``strip`` to the closest of ``strips``."""
+    if not len(strips):
+        return float(np.inf)
+    return float(np.sqrt(np.mean((strips - strip) ** 2, axis=(1, 2, 3))).min())
 
 
 def edges_reached(image: Image, geometry: Geometry) -> tuple[str, ...]:

@@ -176,6 +176,34 @@ def test_a_board_cut_through_covered_cells_by_the_edge_is_refused(
         locate_board(cut_through(image, whole.geometry, side), skins[whole.skin])
 
 
+@pytest.mark.parametrize(("name", "scale", "side", "cells"), [
+    ("sgt-mines/9x9-new", 0.75, "right", 3.5), ("sgt-mines/9x9-new", 1.5, "bottom", 3.8),
+    ("sgt-mines/16x16-opened", 1.5, "bottom", 3.9)])
+def test_a_rescaled_board_cut_through_covered_cells_is_refused(
+        name: str, scale: float, side: str, cells: float, skins: dict[str, Skin]) -> None:
+    """Shrunk or grown, the few pixels of a covered cell beyond the cut are as far from
+    the skin's template scaled to the pitch as from its opened cell, but close to the
+    board's own covered cells, changed alike: these were read as the smaller board."""
+    image, _ = fixture(*name.split("/"))
+    image = (shrunk(image, scale) if scale < 1
+             else np.asarray(cv2.resize(image, None, fx=scale, fy=scale), np.uint8))
+    whole = read_screenshot(image, list(skins.values()))
+    with pytest.raises(BoardCut, match=f"past the image's {side} edge"):
+        read_screenshot(cut_through(image, whole.geometry, side, cells),
+                        list(skins.values()))
+
+
+@pytest.mark.parametrize("scale", [0.9, 1.1])
+def test_a_frame_like_a_covered_cells_edge_is_not_a_cut(
+        scale: float, skins: dict[str, Skin]) -> None:
+    """Ace of Penguins' plain frame is as like its covered cells' edges as they are like
+    each other; only the templates, which have the window's looks, tell it apart."""
+    image, truth = fixture("ace-minesweeper", "11x11-counts-3-lost")
+    image = (shrunk(image, scale) if scale < 1
+             else np.asarray(cv2.resize(image, None, fx=scale, fy=scale), np.uint8))
+    assert str(read_screenshot(image, list(skins.values())).board) == str(truth)
+
+
 @pytest.mark.parametrize("strip", [1, 2, 0])
 def test_a_board_cut_at_a_line_of_covered_cells_is_refused_or_said_to_reach_the_edge(
         strip: int, skins: dict[str, Skin]) -> None:
