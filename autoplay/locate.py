@@ -218,7 +218,7 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry,
             "top": (image[:y0], looks[:, pitch - gap:]), "bottom": (image[y1:], looks[:, :gap]),
             "left": (image[:, :x0], looks[:, :, pitch - gap:]),
             "right": (image[:, x1:], looks[:, :, :gap])}[side]
-        near_own, other_own = _own_strips(image, geometry, side, gap, closed)
+        own: tuple[Floats, Floats] | None = None  # made when first needed: it costs
         across = side in ("top", "bottom")
         for k in range(geometry.cols if across else geometry.rows):
             left, top, _, _ = geometry.cell_box(Cell(0, k) if across else Cell(k, 0))
@@ -229,9 +229,13 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry,
             distances = np.sqrt(np.mean((strips - strip) ** 2, axis=(1, 2, 3)))
             near = float(distances[closed_looks].min(initial=np.inf))
             other = float(distances[~closed_looks].min(initial=np.inf))
-            if _is_closer(near, other) or (near < other and _is_closer(
-                    _nearest(near_own, strip), _nearest(other_own, strip))):
+            if _is_closer(near, other):
                 return side
+            if near < other:
+                if own is None:
+                    own = _own_strips(image, geometry, side, gap, closed)
+                if _is_closer(_nearest(own[0], strip), _nearest(own[1], strip)):
+                    return side
     return None
 
 
@@ -242,22 +246,21 @@ def _own_strips(image: Image, geometry: Geometry, side: str, gap: int,
     the strips :func:`cut_edge` takes beyond that side."""
     pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
     shape = (gap, pitch_x) if side in ("top", "bottom") else (pitch_y, gap)
-    parts: list[Floats] = []
-    kinds: list[bool] = []
-    for index, is_closed in enumerate(closed.tolist()):
+    kinds: dict[bool, dict[bytes, Image]] = {True: {}, False: {}}  # each look once:
+    for index, is_closed in enumerate(closed.tolist()):  # most cells look alike
         left, top, right, bottom = geometry.cell_box(Cell(*divmod(index, geometry.cols)))
         part = {"top": image[bottom - gap:bottom, left:left + pitch_x],
                 "bottom": image[top:top + gap, left:left + pitch_x],
                 "left": image[top:top + pitch_y, right - gap:right],
                 "right": image[top:top + pitch_y, left:left + gap]}[side]
         if part.shape[:2] == shape and min(left, top) >= 0:
-            parts.append(part.astype(np.float32))
-            kinds.append(is_closed)
-    empty = np.empty((0, *shape, 3), np.float32)
-    if not parts:
-        return empty, empty
-    stacked, mask = np.stack(parts), np.array(kinds)
-    return stacked[mask], stacked[~mask]
+            kinds[is_closed].setdefault(part.tobytes(), part)
+
+    def stacked(parts: dict[bytes, Image]) -> Floats:
+        if not parts:
+            return np.empty((0, *shape, 3), np.float32)
+        return np.stack(list(parts.values())).astype(np.float32)
+    return stacked(kinds[True]), stacked(kinds[False])
 
 
 def _is_closer(near: float, other: float) -> bool:
