@@ -218,7 +218,7 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry,
             "top": (image[:y0], looks[:, pitch - gap:]), "bottom": (image[y1:], looks[:, :gap]),
             "left": (image[:, :x0], looks[:, :, pitch - gap:]),
             "right": (image[:, x1:], looks[:, :, :gap])}[side]
-        own: tuple[Floats, Floats] | None = None  # made when first needed: it costs
+        own: tuple[Floats, Floats] | None = None  # made once the templates lean that way
         across = side in ("top", "bottom")
         for k in range(geometry.cols if across else geometry.rows):
             left, top, _, _ = geometry.cell_box(Cell(0, k) if across else Cell(k, 0))
@@ -226,7 +226,7 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry,
             if start < 0 or end > (width if across else height):
                 continue
             strip = (beyond[:, start:end] if across else beyond[start:end]).astype(np.float32)
-            distances = np.sqrt(np.mean((strips - strip) ** 2, axis=(1, 2, 3)))
+            distances = _distances(strips, strip)
             near = float(distances[closed_looks].min(initial=np.inf))
             other = float(distances[~closed_looks].min(initial=np.inf))
             if _is_closer(near, other):
@@ -234,7 +234,9 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry,
             if near < other:
                 if own is None:
                     own = _own_strips(image, geometry, side, gap, closed)
-                if _is_closer(_nearest(own[0], strip), _nearest(own[1], strip)):
+                near_own, other_own = (float(_distances(kind, strip).min(initial=np.inf))
+                                       for kind in own)
+                if _is_closer(near_own, other_own):
                     return side
     return None
 
@@ -269,11 +271,10 @@ def _is_closer(near: float, other: float) -> bool:
     return near < _CUT_DISTANCE and _CUT_MARGIN * near < other
 
 
-def _nearest(strips: Floats, strip: Floats) -> float:
-    """The root-mean-square distance from ``strip`` to the closest of ``strips``."""
-    if not len(strips):
-        return float(np.inf)
-    return float(np.sqrt(np.mean((strips - strip) ** 2, axis=(1, 2, 3))).min())
+def _distances(strips: Floats, strip: Floats) -> Floats:
+    """The root-mean-square distance from ``strip`` to each of ``strips``."""
+    distances: Floats = np.sqrt(np.mean((strips - strip) ** 2, axis=(1, 2, 3)))
+    return distances
 
 
 def edges_reached(image: Image, geometry: Geometry) -> tuple[str, ...]:
