@@ -197,9 +197,10 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry,
     pitch. A screenshot shrunk or grown changes the few pixels at a cell's edge more than
     that shows, so a strip also counts when it is much closer to the matching strips of
     the board's covered cells and mines (``closed``, flat, row by row) than to those of
-    its other cells, all changed alike, and the templates lean the same way: only they
-    have the window's looks, and a plain frame can be as like a covered cell's edge as
-    Ace of Penguins' is.
+    its other cells, all changed alike, and the templates lean the same way, nearer a
+    covered cell or a mine than an opened cell: a window's plain frame can be as like
+    the covered cells' edges as they are like each other (Ace of Penguins'), and the
+    board has no frame of its own to compare with.
     """
     height, width = image.shape[:2]
     x0, y0, x1, y1 = geometry.box()
@@ -212,6 +213,7 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry,
     looks = np.stack([shrink(t.image, pitch_x, pitch_y) for t in skin.templates]
                      ).astype(np.float32)
     closed_looks = _closed(skin)
+    opened_looks = ~closed_looks & (skin.states != OUTSIDE)
     for side in sides:
         gap, pitch = gaps[side], pitches[side]
         beyond, strips = {  # the image beyond the edge, and each look's strip next to it
@@ -231,7 +233,7 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry,
             other = float(distances[~closed_looks].min(initial=np.inf))
             if _is_closer(near, other):
                 return side
-            if near < other:
+            if near < float(distances[opened_looks].min(initial=np.inf)):
                 if own is None:
                     own = _own_strips(image, geometry, side, gap, closed)
                 near_own, other_own = (float(_distances(kind, strip).min(initial=np.inf))

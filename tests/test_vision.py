@@ -178,7 +178,9 @@ def test_a_board_cut_through_covered_cells_by_the_edge_is_refused(
 
 @pytest.mark.parametrize(("name", "scale", "side", "cells"), [
     ("sgt-mines/9x9-new", 0.75, "right", 3.5), ("sgt-mines/9x9-new", 1.5, "bottom", 3.8),
-    ("sgt-mines/16x16-opened", 1.5, "bottom", 3.9)])
+    ("sgt-mines/16x16-opened", 1.5, "bottom", 3.9),
+    # strips of 3 and 1 pixels, nearer the window's template than the covered cell's
+    ("sgt-mines/9x9-new", 0.75, "right", 3.8), ("sgt-mines/16x16-opened", 1.5, "bottom", 4.0)])
 def test_a_rescaled_board_cut_through_covered_cells_is_refused(
         name: str, scale: float, side: str, cells: float, skins: dict[str, Skin]) -> None:
     """Shrunk or grown, the few pixels of a covered cell beyond the cut are as far from
@@ -197,7 +199,7 @@ def test_a_rescaled_board_cut_through_covered_cells_is_refused(
 def test_a_frame_like_a_covered_cells_edge_is_not_a_cut(
         scale: float, skins: dict[str, Skin]) -> None:
     """Ace of Penguins' plain frame is as like its covered cells' edges as they are like
-    each other; only the templates, which have the window's looks, tell it apart."""
+    each other, and its opened cell's template is nearer it than its covered cell's."""
     image, truth = fixture("ace-minesweeper", "11x11-counts-3-lost")
     image = (shrunk(image, scale) if scale < 1
              else np.asarray(cv2.resize(image, None, fx=scale, fy=scale), np.uint8))
