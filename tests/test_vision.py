@@ -187,8 +187,7 @@ def test_a_rescaled_board_cut_through_covered_cells_is_refused(
     the skin's template scaled to the pitch as from its opened cell, but close to the
     board's own covered cells, changed alike: these were read as the smaller board."""
     image, _ = fixture(*name.split("/"))
-    image = (shrunk(image, scale) if scale < 1
-             else np.asarray(cv2.resize(image, None, fx=scale, fy=scale), np.uint8))
+    image = rescaled(image, scale)
     whole = read_screenshot(image, list(skins.values()))
     with pytest.raises(BoardCut, match=f"past the image's {side} edge"):
         read_screenshot(cut_through(image, whole.geometry, side, cells),
@@ -201,8 +200,7 @@ def test_a_frame_like_a_covered_cells_edge_is_not_a_cut(
     """Ace of Penguins' plain frame is as like its covered cells' edges as they are like
     each other, and its opened cell's template is nearer it than its covered cell's."""
     image, truth = fixture("ace-minesweeper", "11x11-counts-3-lost")
-    image = (shrunk(image, scale) if scale < 1
-             else np.asarray(cv2.resize(image, None, fx=scale, fy=scale), np.uint8))
+    image = rescaled(image, scale)
     assert str(read_screenshot(image, list(skins.values())).board) == str(truth)
 
 
@@ -317,6 +315,12 @@ def test_a_board_between_display_scalings_is_read_whole(skins: dict[str, Skin]) 
 def shrunk(image: Image, scale: float) -> Image:
     return np.asarray(cv2.resize(image, None, fx=scale, fy=scale,
                                  interpolation=cv2.INTER_AREA), np.uint8)
+
+
+def rescaled(image: Image, scale: float) -> Image:
+    """Shrunk by area averaging, or grown by bilinear interpolation."""
+    return (shrunk(image, scale) if scale < 1
+            else np.asarray(cv2.resize(image, None, fx=scale, fy=scale), np.uint8))
 
 
 @pytest.mark.parametrize(("name", "scale"), [
