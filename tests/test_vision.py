@@ -269,7 +269,7 @@ def test_an_image_is_grey_when_no_channel_differs_beyond_a_jpegs_noise() -> None
 def test_rescaled_fixture_reads_exactly(path: Path, scale: float, skins: dict[str, Skin]
                                         ) -> None:
     image, truth = load(path)
-    bigger = np.asarray(cv2.resize(image, None, fx=scale, fy=scale), np.uint8)
+    bigger = rescaled(image, scale)
     skin = skins[path.parent.name]
     native = locate_board(image, skin)
     geometry = locate_board(bigger, skin)
@@ -294,7 +294,7 @@ def test_a_board_at_a_display_scaling_is_found_before_the_rest_of_the_ladder(
         return seed(coarse, skin, scale, covered=covered)
     seed = locate._seed_lattices
     monkeypatch.setattr(locate, "_seed_lattices", seed_lattices)
-    bigger = on_desktop(np.asarray(cv2.resize(image, None, fx=1.5, fy=1.5), np.uint8), 150)
+    bigger = on_desktop(rescaled(image, 1.5), 150)
     reading = read_screenshot(bigger, list(skins.values()))
     assert (reading.skin, str(reading.board)) == ("sgt-mines", str(truth))
     assert all(scale >= min(skins[name].scales) for name, scale in searched)
@@ -306,7 +306,7 @@ def test_a_board_between_display_scalings_is_read_whole(skins: dict[str, Skin]) 
     closely. Only a board at a display scaling's own pitch is taken before the rest of the
     ladder, whose 110% finds all 9."""
     image, truth = fixture("sgt-mines", "9x9-opened")
-    bigger = np.asarray(cv2.resize(image, None, fx=1.1, fy=1.1), np.uint8)
+    bigger = rescaled(image, 1.1)
     reading = read_screenshot(bigger, list(skins.values()))
     assert (reading.skin, reading.unrecognized) == ("sgt-mines", ())
     assert str(reading.board) == str(truth)
@@ -382,7 +382,7 @@ def test_a_board_cropped_to_its_cells_then_rescaled_reads_exactly(
     image, truth = load(path)
     skin = skins[path.parent.name]
     board = cropped(image, skin)
-    bigger = np.asarray(cv2.resize(board, None, fx=scale, fy=scale), np.uint8)
+    bigger = rescaled(board, scale)
     reading = read_board(bigger, locate_board(bigger, skin), skin)
     assert reading.unrecognized == ()
     assert str(reading.board) == str(truth)
