@@ -495,6 +495,13 @@ def other_windows() -> Image:
     return np.ascontiguousarray(top)
 
 
+def window_beside_the_board() -> Image:
+    """GNOME Mines' window right of its board: a counter, a clock and three buttons,
+    which read as xbomb's plain 0 at four times its size."""
+    image, _ = fixture("gnome-mines", "8x8-new")
+    return np.ascontiguousarray(image[:, -200:])
+
+
 @pytest.mark.parametrize("picture", [
     pytest.param(noise, id="noise"),
     pytest.param(lambda: np.zeros((400, 500, 3), np.uint8), id="black"),
@@ -502,6 +509,7 @@ def other_windows() -> Image:
     pytest.param(lambda: np.full((400, 500, 3), 255, np.uint8), id="white"),
     pytest.param(gradient, id="photo-like"),
     pytest.param(other_windows, id="other-grid-puzzles"),
+    pytest.param(window_beside_the_board, id="a-window-beside-its-board"),
 ])
 def test_pictures_without_a_board_are_refused(picture: object, skins: dict[str, Skin]) -> None:
     assert callable(picture)
