@@ -749,13 +749,16 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     A ``snapped`` lattice (see :func:`_on_pixels`) is first taken as it is, and fitted only
     when its cells within the edges they give do not match almost exactly (its seeds can
     put it a pixel or two off, or spill onto a window's plain lines beside the board) and
-    its seeds weigh at least ``_FIT_WEIGHT``. When its cells do not match almost exactly
-    even then, it is no board at one of the skin's own scales, and None is returned at once;
+    its seeds weigh at least ``_FIT_WEIGHT``; each fit is put on whole pixels at its
+    scale's pitch again (fitted on four rows, xbomb's 20 px board on a white desktop came
+    out at 19.96 px, and the rows beyond were off). When its cells do not match almost
+    exactly even then, it is no board at one of the skin's own scales, and None is returned at once;
     the ladder of scales settles it later if need be. (Fitting every stray lattice of every
     skin costs far more than reading a board at its own scale.)
     """
     match: Match | None = None
     fitted = snapped  # taken as fitted until its cells say otherwise
+    scale = geometry.pitch_x / skin.pitch[0]  # a snapped lattice's: one of the skin's own
     if snapped and weight < _FIT_WEIGHT:  # its own cells first: cheaper than grown
         clipped = _clip(geometry, image)
         if clipped is None or not _is_close(match_lattice(image, clipped, skin)):
@@ -764,6 +767,8 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     for _ in range(64):
         clipped = _clip(geometry, image)
         aligned = clipped if fitted or clipped is None else align(image, skin, clipped)
+        if snapped and aligned is not None:  # fitted on a few rows, its pitch can be off
+            aligned = _on_pixels(aligned, skin, scale)
         aligned = None if aligned is None else _clip(aligned, image)
         if aligned is None:
             return None
