@@ -61,8 +61,8 @@ cell is this big. A skin keeps its looks at that size (:attr:`Skin.coarse`)."""
 _SEED_TEMPLATES = 6
 """The coarse search looks for a few templates only, as unlike each other as the skin's
 looks allow, after a covered cell at each of the skin's cell sizes (the one at its own size
-counts in this number, those at other sizes come on top), and before a mine at each size
-(on top too): the lattice they give is then read in full."""
+counts in this number, those at other sizes come on top): the lattice they give is then
+read in full."""
 
 TEXTURED = 50.0
 """A cell template whose middle has at least this much fine detail (:func:`fine_detail`)
@@ -234,24 +234,16 @@ class Skin:
             if all(abs(width / self.pitch[0] / scale - 1) > 0.05 for scale in scales):
                 scales.append(round(width / self.pitch[0], 3))
         object.__setattr__(self, "scales", tuple(scales))
-
-        def at_each_scale(state: int, chosen: list[Image]) -> list[Image]:
-            """``chosen`` with a look of ``state`` added at each of the scales, unless
-            one as like it is there already."""
-            for scale in scales:
-                look = next((small for t, small in zip(cells, smalls) if t.state == state
-                             and abs(t.image.shape[1] / self.pitch[0] / scale - 1) <= 0.05),
-                            None)
-                if look is not None and all(rms(look, c) >= 4.0 for c in chosen):
-                    chosen.append(look)
-            return chosen
-
         # A covered cell at each of those scales (most of a board, and all of a new one,
         # has seeds only where one matches), then each time the look least like those
-        # chosen: as many of those as a skin of one scale has. Last, a mine at each
-        # scale: a lost game's board can be mostly mines, and GNOME Mines' 23 px mine is
-        # 17.7 from the looks chosen before it, too far for a board of them to seed.
-        coarse = at_each_scale(UNKNOWN, [])
+        # chosen: as many of those as a skin of one scale has.
+        coarse: list[Image] = []
+        for scale in scales:
+            covered = next((small for t, small in zip(cells, smalls) if t.state == UNKNOWN
+                            and abs(t.image.shape[1] / self.pitch[0] / scale - 1) <= 0.05),
+                           None)
+            if covered is not None and all(rms(covered, c) >= 4.0 for c in coarse):
+                coarse.append(covered)
         object.__setattr__(self, "covered", tuple(coarse))
         coarse = coarse or smalls[:1]
         most = len(coarse) + _SEED_TEMPLATES - 1
@@ -260,7 +252,7 @@ class Skin:
             if min(rms(far, c) for c in coarse) < 4.0:
                 break
             coarse.append(far)
-        object.__setattr__(self, "coarse", tuple(at_each_scale(MINE, coarse)))
+        object.__setattr__(self, "coarse", tuple(coarse))
 
     def in_grey(self) -> Skin:
         """The skin as a greyscale screenshot shows it: its templates' colours would only

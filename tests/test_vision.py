@@ -179,18 +179,6 @@ def test_a_board_cut_through_covered_cells_by_the_edge_is_refused(
         locate_board(cut_through(image, whole.geometry, side), skins[whole.skin])
 
 
-@pytest.mark.parametrize("cells", [2.5, 3.5])
-def test_a_board_of_mines_cut_through_covered_cells_is_refused(
-        cells: float, skins: dict[str, Skin]) -> None:
-    """A lost board whose cut part is mostly mines: with no mine among the looks of the
-    coarse search at the board's size, no board was found, or the window's buttons beside
-    it were read as xbomb's cells."""
-    image, _ = fixture("gnome-mines", "16x16-crowded-counts-8-lost")
-    whole = read_screenshot(image, list(skins.values()))
-    with pytest.raises(BoardCut, match="past the image's top edge"):
-        read_screenshot(cut_through(image, whole.geometry, "top", cells), list(skins.values()))
-
-
 @pytest.mark.parametrize(("name", "scale", "side", "cells"), [
     ("sgt-mines/9x9-new", 0.75, "right", 3.5), ("sgt-mines/9x9-new", 1.5, "bottom", 3.8),
     ("sgt-mines/16x16-opened", 1.5, "bottom", 3.9),
