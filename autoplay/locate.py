@@ -65,6 +65,10 @@ at 90% and 110% read about a quarter slower)."""
 _MIN_SHARE = 0.5
 """An edge row or column belongs to the board when this share of its cells is recognised."""
 _MIN_CELLS = 4
+_MIN_SIDE = 3
+"""A board has at least this many rows and columns. Nobody plays a board two cells wide,
+and two rows and columns at half the pitch fit inside one plain cell: a covered GNOME
+Mines cell grown to 150% read as a 2x2 board of covered cells."""
 _REACH = 3
 """How many rows and columns beyond its edges a lattice is read to look for more board."""
 _EXACT = 4.0
@@ -801,7 +805,7 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     if match.distance.mean() > _PIXEL_EXACT:  # between pixels: place it finer
         geometry, match = _polish(image, skin, geometry, match)
     candidate = _Candidate(geometry, match)
-    if (geometry.rows < 2 or geometry.cols < 2
+    if (geometry.rows < _MIN_SIDE or geometry.cols < _MIN_SIDE
             or candidate.recognised < max(_MIN_CELLS, _MIN_RECOGNISED * geometry.rows
                                           * geometry.cols)
             or not _shows_a_game(skin, match)

@@ -189,6 +189,18 @@ def test_a_board_of_mines_cut_by_the_edge_is_not_read_as_the_window_beside_it(
         read_screenshot(cut_through(image, whole.geometry, "top", 3.5), list(skins.values()))
 
 
+def test_one_plain_cell_is_not_read_as_a_board_of_four(skins: dict[str, Skin]) -> None:
+    """Grown to 150% and cut through its mines, a lost GNOME Mines board is not found
+    (as above), and a lone covered cell of it, split at half its pitch, read as a 2x2
+    board of covered cells, with no warning."""
+    image, _ = fixture("gnome-mines", "8x8-crowded-counts-6-lost")
+    image = rescaled(image, 1.5)
+    whole = read_screenshot(image, list(skins.values()))
+    with pytest.raises((BoardCut, NoBoardFound)):
+        read_screenshot(cut_through(image, whole.geometry, "bottom", 2.26),
+                        list(skins.values()))
+
+
 @pytest.mark.parametrize(("name", "scale", "side", "cells"), [
     ("sgt-mines/9x9-new", 0.75, "right", 3.5), ("sgt-mines/9x9-new", 1.5, "bottom", 3.8),
     ("sgt-mines/16x16-opened", 1.5, "bottom", 3.9),
