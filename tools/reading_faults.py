@@ -8,6 +8,9 @@ silently wrong. ``cuts``: fixtures drawn at random at 100%, 75%, 125% and
 150%, each cut by a line through its board between a fifth and a half of the way in, from
 a side drawn at random; each is refused as cut, refused otherwise, or read (see
 :func:`cut_reading`).
+``cut-each``: every fixture at each of those scales, cut once, the cut drawn from the
+fixture's name and the scale alone, one line per case: two commits' lines compare case by
+case (in ``cuts`` a board found by one commit and not by the other moves every later draw).
 ``whole``: every fixture at those scales, which must not be refused as cut. ``scales``:
 every fixture at 75%, 90%, 110% and 150%, each reading tallied as for ``borders``.
 ``phases``: every fixture on a desktop of 150 grey, moved by 0 to 5 pixels each way
@@ -19,6 +22,7 @@ so that two commits' readings and times can be compared case by case.
 
     python tools/reading_faults.py borders
     python tools/reading_faults.py cuts --seed 11 --count 40
+    python tools/reading_faults.py cut-each
     python tools/reading_faults.py whole
     python tools/reading_faults.py scales
     python tools/reading_faults.py phases
@@ -162,23 +166,49 @@ def cuts(seed: int, count: int) -> None:
     for scale in SCALES:
         counts: Counter[str] = Counter()
         for path in rng.sample(FIXTURES, count):
-            image = scaled(picture(path), scale)
-            try:
-                x0, y0, x1, y1 = read_screenshot(image, skins).geometry.box()
-            except NoBoardFound:
-                continue
-            side = rng.choice(["top", "bottom", "left", "right"])
-            down = rng.randint((y1 - y0) // 5, (y1 - y0) // 2)
-            across = rng.randint((x1 - x0) // 5, (x1 - x0) // 2)
-            cut = {"top": image[y0 + down:], "bottom": image[:y1 - down],
-                   "left": image[:, x0 + across:], "right": image[:, :x1 - across]}[side]
-            try:
-                counts[cut_reading(read_screenshot(cut.copy(), skins), path, side)] += 1
-            except BoardCut:
-                counts["refused as cut"] += 1
-            except NoBoardFound:
-                counts["refused"] += 1
+            found = cut_case(scaled(picture(path), scale), path, skins, rng)
+            if found is not None:
+                counts[found[1]] += 1
         print(f"at {scale:.0%}: {dict(counts)}")
+
+
+def cut_each() -> None:
+    """See the module docstring: every case printed, then the tally of each scale."""
+    skins = load_skins()
+    for scale in SCALES:
+        counts: Counter[str] = Counter()
+        for path in FIXTURES:
+            name = f"{path.parent.name}/{path.name}"
+            found = cut_case(scaled(picture(path), scale), path, skins,
+                             random.Random(f"{scale}-{name}"))
+            how = "whole not found" if found is None else found[1]
+            counts[how] += 1
+            print(f"{name} at {scale:.0%}{'' if found is None else ', ' + found[0]}: {how}")
+        print(f"at {scale:.0%}: {dict(counts)}")
+
+
+def cut_case(image: Image, path: Path, skins: list[Skin], rng: random.Random
+             ) -> tuple[str, str] | None:
+    """The picture of fixture ``path`` cut by a line through its board from a side drawn
+    with ``rng``, between a fifth and a half of the way in: how it was cut and how it reads
+    (:func:`cut_reading`, or refused as cut, or refused); None when the whole picture
+    shows no board."""
+    try:
+        x0, y0, x1, y1 = read_screenshot(image, skins).geometry.box()
+    except NoBoardFound:
+        return None
+    side = rng.choice(["top", "bottom", "left", "right"])
+    down = rng.randint((y1 - y0) // 5, (y1 - y0) // 2)
+    across = rng.randint((x1 - x0) // 5, (x1 - x0) // 2)
+    cut = {"top": image[y0 + down:], "bottom": image[:y1 - down],
+           "left": image[:, x0 + across:], "right": image[:, :x1 - across]}[side]
+    how = f"{down if side in ('top', 'bottom') else across} px from the {side}"
+    try:
+        return how, cut_reading(read_screenshot(cut.copy(), skins), path, side)
+    except BoardCut:
+        return how, "refused as cut"
+    except NoBoardFound:
+        return how, "refused"
 
 
 def cut_reading(reading: Reading, path: Path, side: str) -> str:
@@ -222,8 +252,8 @@ def whole() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sweep", choices=["borders", "cuts", "whole", "scales", "phases",
-                                          "readings"])
+    parser.add_argument("sweep", choices=["borders", "cuts", "cut-each", "whole", "scales",
+                                          "phases", "readings"])
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--count", type=int, default=40)
     args = parser.parse_args()
@@ -231,6 +261,8 @@ def main() -> None:
         borders()
     elif args.sweep == "cuts":
         cuts(args.seed, args.count)
+    elif args.sweep == "cut-each":
+        cut_each()
     elif args.sweep == "scales":
         scales()
     elif args.sweep == "phases":
