@@ -756,9 +756,9 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     its seeds weigh at least ``_FIT_WEIGHT``; each fit is put on whole pixels at its
     scale's pitch again (fitted on four rows, xbomb's 20 px board on a white desktop came
     out at 19.96 px, and the rows beyond were off). When its cells do not match almost
-    exactly even then, it is no board at one of the skin's own scales, and None is returned at once;
-    the ladder of scales settles it later if need be. (Fitting every stray lattice of every
-    skin costs far more than reading a board at its own scale.)
+    exactly even then, it is no board at one of the skin's own scales, and None is
+    returned at once; the ladder of scales settles it later if need be. (Fitting every
+    stray lattice of every skin costs far more than reading a board at its own scale.)
     """
     match: Match | None = None
     fitted = snapped  # taken as fitted until its cells say otherwise
