@@ -39,7 +39,7 @@ from autoplay.vision import (
     read_board,
     skin_folders,
 )
-from tools.reading_faults import SHIFTS, on_desktop
+from tools.reading_faults import SHIFTS, on_desktop, scaled
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots"
 FIXTURES = sorted(SCREENSHOTS.glob("*/*.png"))
@@ -178,27 +178,21 @@ def test_a_board_cut_through_covered_cells_by_the_edge_is_refused(
         locate_board(cut_through(image, whole.geometry, side), skins[whole.skin])
 
 
-def test_a_board_of_mines_cut_by_the_edge_is_not_read_as_the_window_beside_it(
-        skins: dict[str, Skin]) -> None:
-    """Cut from the top, a lost GNOME Mines board is mostly mines, which the coarse search
-    does not look for at its 23 px: no board of it is found, and the window's buttons
-    beside it read as a board of xbomb's plain 0."""
-    image, _ = fixture("gnome-mines", "16x16-crowded-counts-8-lost")
+@pytest.mark.parametrize(("name", "scale", "side", "cells"), [
+    ("gnome-mines/16x16-crowded-counts-8-lost", 1.0, "top", 3.5),
+    ("gnome-mines/8x8-crowded-counts-6-lost", 1.5, "bottom", 2.26)])
+def test_a_board_of_mines_cut_by_the_edge_is_not_read_as_something_else(
+        name: str, scale: float, side: str, cells: float, skins: dict[str, Skin]) -> None:
+    """Cut through its mines, a lost GNOME Mines board is mostly mines, which the coarse
+    search does not look for at its 23 px, and no board of it is found. Other things
+    were read instead, with no warning: the window's buttons beside it, as a board of
+    xbomb's plain 0 (the first case); a lone covered cell of it, split at half its pitch,
+    as a 2x2 board of covered cells (the second)."""
+    image, _ = fixture(*name.split("/"))
+    image = scaled(image, scale)
     whole = read_screenshot(image, list(skins.values()))
     with pytest.raises((BoardCut, NoBoardFound)):
-        read_screenshot(cut_through(image, whole.geometry, "top", 3.5), list(skins.values()))
-
-
-def test_one_plain_cell_is_not_read_as_a_board_of_four(skins: dict[str, Skin]) -> None:
-    """Grown to 150% and cut through its mines, a lost GNOME Mines board is not found
-    (as above), and a lone covered cell of it, split at half its pitch, read as a 2x2
-    board of covered cells, with no warning."""
-    image, _ = fixture("gnome-mines", "8x8-crowded-counts-6-lost")
-    image = rescaled(image, 1.5)
-    whole = read_screenshot(image, list(skins.values()))
-    with pytest.raises((BoardCut, NoBoardFound)):
-        read_screenshot(cut_through(image, whole.geometry, "bottom", 2.26),
-                        list(skins.values()))
+        read_screenshot(cut_through(image, whole.geometry, side, cells), list(skins.values()))
 
 
 @pytest.mark.parametrize(("name", "scale", "side", "cells"), [
@@ -212,7 +206,7 @@ def test_a_rescaled_board_cut_through_covered_cells_is_refused(
     the skin's template scaled to the pitch as from its opened cell, but close to the
     board's own covered cells, changed alike: these were read as the smaller board."""
     image, _ = fixture(*name.split("/"))
-    image = rescaled(image, scale)
+    image = scaled(image, scale)
     whole = read_screenshot(image, list(skins.values()))
     with pytest.raises(BoardCut, match=f"past the image's {side} edge"):
         read_screenshot(cut_through(image, whole.geometry, side, cells),
@@ -225,7 +219,7 @@ def test_a_frame_like_a_covered_cells_edge_is_not_a_cut(
     """Ace of Penguins' plain frame is as like its covered cells' edges as they are like
     each other, and its opened cell's template is nearer it than its covered cell's."""
     image, truth = fixture("ace-minesweeper", "11x11-counts-3-lost")
-    image = rescaled(image, scale)
+    image = scaled(image, scale)
     assert str(read_screenshot(image, list(skins.values())).board) == str(truth)
 
 
@@ -294,7 +288,7 @@ def test_an_image_is_grey_when_no_channel_differs_beyond_a_jpegs_noise() -> None
 def test_rescaled_fixture_reads_exactly(path: Path, scale: float, skins: dict[str, Skin]
                                         ) -> None:
     image, truth = load(path)
-    bigger = rescaled(image, scale)
+    bigger = scaled(image, scale)
     skin = skins[path.parent.name]
     native = locate_board(image, skin)
     geometry = locate_board(bigger, skin)
@@ -319,7 +313,7 @@ def test_a_board_at_a_display_scaling_is_found_before_the_rest_of_the_ladder(
         return seed(coarse, skin, scale, covered=covered)
     seed = locate._seed_lattices
     monkeypatch.setattr(locate, "_seed_lattices", seed_lattices)
-    bigger = on_desktop(rescaled(image, 1.5), 150)
+    bigger = on_desktop(scaled(image, 1.5), 150)
     reading = read_screenshot(bigger, list(skins.values()))
     assert (reading.skin, str(reading.board)) == ("sgt-mines", str(truth))
     assert all(scale >= min(skins[name].scales) for name, scale in searched)
@@ -331,21 +325,10 @@ def test_a_board_between_display_scalings_is_read_whole(skins: dict[str, Skin]) 
     closely. Only a board at a display scaling's own pitch is taken before the rest of the
     ladder, whose 110% finds all 9."""
     image, truth = fixture("sgt-mines", "9x9-opened")
-    bigger = rescaled(image, 1.1)
+    bigger = scaled(image, 1.1)
     reading = read_screenshot(bigger, list(skins.values()))
     assert (reading.skin, reading.unrecognized) == ("sgt-mines", ())
     assert str(reading.board) == str(truth)
-
-
-def shrunk(image: Image, scale: float) -> Image:
-    return np.asarray(cv2.resize(image, None, fx=scale, fy=scale,
-                                 interpolation=cv2.INTER_AREA), np.uint8)
-
-
-def rescaled(image: Image, scale: float) -> Image:
-    """Shrunk by area averaging, or grown by bilinear interpolation."""
-    return (shrunk(image, scale) if scale < 1
-            else np.asarray(cv2.resize(image, None, fx=scale, fy=scale), np.uint8))
 
 
 @pytest.mark.parametrize(("name", "scale"), [
@@ -359,7 +342,7 @@ def test_a_shrunk_board_keeps_every_line(name: str, scale: float, skins: dict[st
     """Shrunk, these read a line or two short, with no warning, before the edge search
     took a leaning cell for a cell and grew the polished lattice."""
     image, truth = load(SCREENSHOTS / f"{name}.png")
-    reading = read_screenshot(shrunk(image, scale), list(skins.values()))
+    reading = read_screenshot(scaled(image, scale), list(skins.values()))
     assert (reading.skin, reading.unrecognized) == (name.split("/")[0], ())
     assert str(reading.board) == str(truth)
 
@@ -372,7 +355,7 @@ def test_a_fixture_at_three_quarters_is_read_right_or_not_at_all(
     a word."""
     image, truth = load(path)
     try:
-        reading = read_screenshot(shrunk(image, 0.75), list(skins.values()))
+        reading = read_screenshot(scaled(image, 0.75), list(skins.values()))
     except NoBoardFound:
         return
     board = reading.board
@@ -407,7 +390,7 @@ def test_a_board_cropped_to_its_cells_then_rescaled_reads_exactly(
     image, truth = load(path)
     skin = skins[path.parent.name]
     board = cropped(image, skin)
-    bigger = rescaled(board, scale)
+    bigger = scaled(board, scale)
     reading = read_board(bigger, locate_board(bigger, skin), skin)
     assert reading.unrecognized == ()
     assert str(reading.board) == str(truth)
