@@ -18,6 +18,7 @@ import shutil
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
+from functools import partial
 from itertools import groupby, islice
 from operator import itemgetter
 from pathlib import Path
@@ -53,7 +54,7 @@ from autoplay.odds import (
     assume_mines,
     mine_probabilities,
 )
-from autoplay.pb import z3_version
+from autoplay.pb import ctrl_c_cancels_checks, z3_version
 from autoplay.player import STRATEGIES, FirstClick, GameResult, Strategy, play
 from autoplay.recording import Recording
 from autoplay.report import Comparison, Summary, compare, summarize
@@ -151,7 +152,7 @@ class _Group(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            with _usage_in_one_line():  # the command's name and options
+            with _usage_in_one_line(), ctrl_c_cancels_checks():  # the command's name, options
                 return super().invoke(ctx)
         except FailSafeStop as error:
             click.echo(str(error), err=True)
@@ -173,8 +174,12 @@ class _Group(click.Group):
 def cli(ctx: click.Context, verbose: int, debug: bool) -> None:
     """A Minesweeper bot that proves which cells are safe with the Z3 solver."""
     ctx.meta["autoplay.debug"] = debug
-    logging.basicConfig(level=_log_level(verbose),
-                        format="%(levelname)s %(name)s: %(message)s")
+    _start_logging(_log_level(verbose))
+
+
+def _start_logging(level: int) -> None:
+    """Log at ``level`` to standard error: here, and in each process ``sim`` starts."""
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
 
 
 def _log_level(verbose: int) -> int:
@@ -667,7 +672,9 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
     path = db or default_path()
     records = []
     with StatsStore(path) as store, _progress(games, quiet) as advance, \
-            contextlib.closing(play_games(config, games, seed=seed, workers=workers)) as run:
+            contextlib.closing(play_games(
+                config, games, seed=seed, workers=workers,
+                setup=partial(_start_logging, logging.getLogger().level))) as run:
         for record in run:
             store.record(record)
             records.append(record)

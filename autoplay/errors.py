@@ -24,6 +24,10 @@ class InconsistentBoard(AutoplayError):
     """A board that no mine layout fits: a misread, a wrong flag or a made-up position."""
 
 
+class SolverGaveUp(AutoplayError):
+    """Z3 stopped without an answer for a reason other than the time asked: out of memory."""
+
+
 class ImpossibleCount(BoardFormatError, InconsistentBoard):
     """A count larger than the cell's neighbourhood: a format fault no layout can fit.
 

@@ -12,16 +12,30 @@ with ``Z3_model_get_const_interp`` are 3-6 times cheaper, while the solver is th
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
-from collections.abc import Callable, Sequence
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from types import FrameType
 
 import z3
 from z3 import z3core
+
+from autoplay.errors import SolverGaveUp
 
 Literal = int
 """``v + 1`` asserts variable ``v``; ``-(v + 1)`` asserts its negation."""
 
 _CTX = z3.main_ctx()
+z3.set_param("ctrl_c", False)
+"""Z3's own Ctrl-C handler takes a lock inside the signal handler, which hangs the process
+when the signal finds the lock held, and the check it stops reads as "out of time". Checks
+are cancelled from a thread instead (:func:`ctrl_c_cancels_checks`)."""
+_CANCELLED = threading.Event()
+_Z3_CODE = str(Path(z3.__file__).parent)
 _NO_TIMEOUT = 2**32 - 1
 """Z3's timeout when none is set: the largest it takes, in milliseconds."""
 _VARS: dict[int, tuple[z3.BoolRef, int]] = {}
@@ -108,12 +122,24 @@ class PbSolver:
         if timeout != self._timeout:  # Z3 keeps it: a check without one must clear it
             self._solver.set("timeout", timeout)
             self._timeout = timeout
-        result = self._solver.check(*(_ast(lit) for lit in assumptions))
+        if _CANCELLED.is_set():
+            raise KeyboardInterrupt
+        try:
+            result = self._solver.check(*(_ast(lit) for lit in assumptions))
+        except z3.Z3Exception as error:  # out of memory, say
+            raise SolverGaveUp(f"Z3 gave up: {error.value!r}") from None
         if result == z3.sat:
             self._model = self._solver.model()
             return True
         self._model = None
-        return False if result == z3.unsat else None
+        if result == z3.unsat:
+            return False
+        if _CANCELLED.is_set():
+            raise KeyboardInterrupt
+        reason = self._solver.reason_unknown()
+        if reason != "timeout":
+            raise SolverGaveUp(f"Z3 gave up: {reason}")
+        return None
 
     def values(self, variables: Sequence[int]) -> list[bool]:
         """The values of ``variables`` in the last model (unconstrained ones read as False)."""
@@ -136,6 +162,50 @@ class PbSolver:
         if when is not None:
             term = z3.Implies(_ast(when), term)
         z3core.Z3_solver_assert(ctx, self._solver.solver, term.as_ast())
+
+
+def cancel_checks() -> None:
+    """Stop the check running in another thread, and every later one: each raises
+    KeyboardInterrupt (an answer cut short must not read as "no layout fits")."""
+    _CANCELLED.set()
+    _CTX.interrupt()
+
+
+@contextlib.contextmanager
+def ctrl_c_cancels_checks() -> Iterator[None]:
+    """Within this block (in the main thread), Ctrl-C stops a run at once and cleanly.
+
+    The signal wakes a thread that cancels the running check, which raises
+    KeyboardInterrupt. Raised in the middle of z3's own Python code it would be lost (in a
+    destructor) or turned into another error (in a ctypes call), so there it is left to
+    the next check; anywhere else it is raised at once, as usual.
+    """
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    old_fd = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    old_handler = signal.signal(signal.SIGINT, _interrupt_outside_z3)
+    threading.Thread(target=_cancel_on_ctrl_c, args=(read,), daemon=True).start()
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old_handler)
+        signal.set_wakeup_fd(old_fd)
+        os.close(write)  # the thread reads the end of the pipe, and stops
+
+
+def _cancel_on_ctrl_c(read: int) -> None:
+    with open(read, "rb", buffering=0) as wakeups:
+        while signals := wakeups.read(64):
+            if signal.SIGINT in signals:
+                cancel_checks()
+
+
+def _interrupt_outside_z3(signum: int, frame: FrameType | None) -> None:
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(_Z3_CODE):
+            return
+        frame = frame.f_back
+    raise KeyboardInterrupt
 
 
 _GUARD_BASE = 1 << 24

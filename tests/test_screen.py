@@ -44,6 +44,7 @@ from autoplay.screen import (
 from autoplay.sim import SimGame
 from autoplay.stats import StatsStore
 from autoplay.vision import load_skins
+from tests.processes import run_autoplay
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "fixtures" / "screenshots"
@@ -444,18 +445,6 @@ def test_dry_run_shows_the_next_moves_and_changes_nothing(xvfb: str, screen: Scr
         assert "safe (+)" in rows[16]
         assert cv2.imread(str(out)).shape[:2] == (320, 320)
         assert not (tmp_path / "s.sqlite3").exists()
-
-
-def run_autoplay(*args: str, display: str) -> subprocess.Popen[str]:
-    """Start the CLI as a terminal would. A background job (as CI may start this suite)
-    hands its children SIGINT ignored; a handler here while it starts gives it back."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        return subprocess.Popen([sys.executable, "-m", "autoplay", *args], text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=os.environ | {"DISPLAY": display})
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def test_the_fail_safe_stops_the_run(xvfb: str, screen: Screen, tmp_path: Path) -> None:

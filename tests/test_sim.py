@@ -28,6 +28,7 @@ from autoplay.sim import (
 )
 from autoplay.stats import GameRecord, StatsStore
 from tests.brute import assert_layout_fits
+from tests.processes import run_autoplay
 
 
 @settings(max_examples=50, deadline=None)
@@ -245,3 +246,11 @@ def test_sim_usage_errors(arguments: list[str], message: str, stats_path: Path) 
     assert result.exit_code == 2
     assert result.output == message + " (see 'autoplay sim --help')\n"
     assert not stats_path.exists()
+
+
+def test_verbose_sim_logs_each_game_from_every_worker(tmp_path: Path) -> None:
+    process = run_autoplay("-v", "sim", "--preset", "beginner", "--games", "4", "--workers",
+                           "2", "--seed", "1", "--quiet", "--db", str(tmp_path / "s.sqlite3"))
+    _, err = process.communicate(timeout=120)
+    ended = [line for line in err.splitlines() if line.startswith("INFO autoplay.player: game")]
+    assert process.returncode == 0 and len(ended) == 4

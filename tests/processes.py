@@ -1,0 +1,33 @@
+"""The command line run as a user runs it: in its own process, which signals can reach."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def run_autoplay(*args: str, display: str | None = None) -> subprocess.Popen[str]:
+    """Start the CLI as a terminal would. A background job (as CI may start this suite)
+    hands its children SIGINT ignored; a handler here while it starts gives it back."""
+    env = dict(os.environ) if display is None else os.environ | {"DISPLAY": display}
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen([sys.executable, "-m", "autoplay", *args], text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def wait_until_busy(process: subprocess.Popen[str], seconds: float) -> None:
+    """Wait until ``process`` has had ``seconds`` of processor time (or has ended): on a
+    loaded machine, time on the clock says little about how far it has got."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    while process.poll() is None:
+        fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / ticks >= seconds:  # user and system time
+            return
+        time.sleep(0.02)

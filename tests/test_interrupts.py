@@ -1,0 +1,57 @@
+"""Ctrl-C wherever it lands: ``Interrupted``, exit 130, and never an answer cut short.
+
+Z3 stops a check it is asked to stop with "unknown", which must not read as "no layout
+fits"; and a KeyboardInterrupt raised inside z3's Python code is lost or turned into
+another error. These run the command line in its own process, as a user would.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+from pathlib import Path
+
+import pytest
+
+from autoplay.stats import StatsStore
+from tests.processes import run_autoplay, wait_until_busy
+
+
+def large_board(size: int, seed: int) -> str:
+    """A consistent board of ``size`` x ``size`` cells, about 40% of them opened: some
+    seconds of proof."""
+    rng = random.Random(seed)
+    mines = {(r, c) for r in range(size) for c in range(size) if rng.random() < 0.15}
+
+    def cell(r: int, c: int) -> str:
+        if (r, c) in mines or rng.random() > 0.4:
+            return "."
+        return str(sum((r + a, c + b) in mines for a in (-1, 0, 1) for b in (-1, 0, 1)))
+
+    rows = ("".join(cell(r, c) for c in range(size)) for r in range(size))
+    return f"mines: {len(mines)}\n" + "\n".join(rows) + "\n"
+
+
+@pytest.mark.parametrize("asked", [[], ["--count", "5"], ["--layout"]])
+def test_ctrl_c_in_a_long_proof_answers_nothing(asked: list[str], tmp_path: Path) -> None:
+    board = tmp_path / "board.txt"
+    board.write_text(large_board(300, 1))
+    process = run_autoplay("solve", *asked, str(board))
+    wait_until_busy(process, 3.0)  # parsed, and well into the proof (about 15 s in all)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, out, err) == (130, "", "Interrupted\n")
+
+
+@pytest.mark.parametrize("busy", [1.5, 2.2, 2.9])
+def test_ctrl_c_in_kaboom_games_keeps_the_finished_ones(busy: float, tmp_path: Path) -> None:
+    """Kaboom asks Z3 for a layout at every reveal, so the signal lands in Z3 or in z3's
+    Python code most of the time."""
+    path = tmp_path / "s.sqlite3"
+    process = run_autoplay("sim", "--preset", "expert", "--rules", "kaboom", "--games", "20",
+                           "--workers", "1", "--seed", "1", "--quiet", "--db", str(path))
+    wait_until_busy(process, busy)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, out, err) == (130, "", "Interrupted\n")
+    assert len(list(StatsStore(path).games())) < 20
