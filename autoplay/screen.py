@@ -292,11 +292,18 @@ class Screen:
     def search_area(self, monitor: int = 0, region: Region | None = None) -> Region:
         """Where to look for a board: ``region``, else monitor ``monitor`` (0: all of them).
 
-        :raises DesktopError: when there is no such monitor.
+        :raises DesktopError: when there is no such monitor, or ``region`` is not all on the
+            screen (mss cannot grab beyond it).
         """
-        if region is not None:
-            return region
         monitors = self.capture.monitors()
+        if region is not None:
+            screen = monitors[0]
+            if region.clipped(screen) != region:
+                raise DesktopError(
+                    f"the region {region.left},{region.top},{region.width},{region.height} is "
+                    f"not all on the screen, {screen.left},{screen.top},{screen.width},"
+                    f"{screen.height} (X,Y,W,H)")
+            return region
         if not 0 <= monitor < len(monitors):
             raise DesktopError(f"no monitor {monitor}: this screen has monitors 0 (all) to "
                                f"{len(monitors) - 1}")

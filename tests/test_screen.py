@@ -429,6 +429,15 @@ def test_ace_minesweeper_is_read_below_its_bar_and_its_games_end_as_it_says(
     assert "won" in outcomes, outcomes
 
 
+@pytest.mark.parametrize("region", ["1200,1000,100,100", "-5,0,100,100", "0,0,99999,99999"])
+def test_a_region_beyond_the_screen_is_refused_in_one_line(xvfb: str, region: str) -> None:
+    """mss cannot grab beyond the screen (the screen here is 1280x1024)."""
+    result = CliRunner().invoke(cli, ["play", "--dry-run", "--region", region])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr == (f"Error: the region {region} is not all on the screen, "
+                             f"0,0,1280,1024 (X,Y,W,H)\n")
+
+
 def test_dry_run_shows_the_next_moves_and_changes_nothing(xvfb: str, screen: Screen,
                                                           tmp_path: Path) -> None:
     window, *_ = sgt(xvfb, INTERMEDIATE[0])
