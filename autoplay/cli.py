@@ -802,7 +802,7 @@ def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
     path = db or default_path()
     if not path.exists():
         raise click.ClickException(f"no statistics file at {path}: play some games first")
-    with StatsStore(path) as store:
+    with StatsStore(path, read_only=True) as store:
         games = list(store.games())
     summaries = summarize(games)
     comparisons = compare(games)

@@ -150,27 +150,25 @@ BUSY_SECONDS = 5.0
 
 
 class StatsStore:
-    """A statistics file, opened (and created or migrated) for reading and recording.
+    """A statistics file, opened (and created or migrated) for reading and recording, or
+    with ``read_only`` for reading alone: then it is not changed (a file on read-only
+    media reads too, and an empty file stays empty) unless its schema is older than this
+    version's, when it is migrated as for recording.
 
     :raises StatsError: when the file is not a SQLite database, or its schema is newer
         than this version of autoplay knows.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path)
+        self._db = self._connect(read_only)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Autocommit: each game's INSERT is a transaction of its own, committed at once.
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
-        except (OSError, sqlite3.Error) as error:
-            if isinstance(error, FileExistsError | NotADirectoryError):
-                file = next((p for p in self.path.parents if p.is_file()), self.path.parent)
-                reason = f"{file} is a file, not a folder"
-            else:
-                reason = str(error.strerror if isinstance(error, OSError) else error)
-            raise StatsError(f"cannot open statistics file {str(path)!r}: {reason}") from None
-        try:
-            self._migrate()
+            version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if read_only and 0 < version < len(_MIGRATIONS):
+                self._db.close()
+                self._db = self._connect(read_only=False)
+                read_only = False
+            self._migrate(version, read_only)
         except sqlite3.OperationalError as error:  # locked by another program, say
             self._db.close()
             raise StatsError(f"cannot open statistics file {str(path)!r}: {error}") from None
@@ -181,19 +179,47 @@ class StatsStore:
             self._db.close()
             raise
 
-    def _migrate(self) -> None:
-        version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
+    def _connect(self, read_only: bool) -> sqlite3.Connection:
+        try:
+            if read_only:
+                db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
+                try:
+                    db.execute("PRAGMA user_version")
+                except sqlite3.OperationalError:
+                    # On read-only media: the write-ahead log needs a file beside the
+                    # database that cannot be made there; and no one can write there either.
+                    db.close()
+                    db = sqlite3.connect(f"{self.path.resolve().as_uri()}?immutable=1",
+                                         uri=True, isolation_level=None)
+                return db
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Autocommit: each game's INSERT is a transaction of its own, committed at once.
+            return sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
+        except (OSError, sqlite3.Error) as error:
+            if isinstance(error, FileExistsError | NotADirectoryError):
+                file = next((p for p in self.path.parents if p.is_file()), self.path.parent)
+                reason = f"{file} is a file, not a folder"
+            else:
+                reason = str(error.strerror if isinstance(error, OSError) else error)
+            raise StatsError(f"cannot open statistics file {str(self.path)!r}: {reason}"
+                             ) from None
+
+    def _migrate(self, version: int, read_only: bool) -> None:
         if version == 0 and (tables := [name for (name,) in self._db.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]):
             # Another program's database: leave it untouched.
             raise StatsError(f"{self.path} is not a statistics file: it holds other tables "
                              f"({', '.join(tables)})")
-        # Write-ahead logging: a commit is one append, and readers never block the writer.
-        self._db.execute("PRAGMA journal_mode = WAL")
-        self._db.execute("PRAGMA synchronous = NORMAL")
         if version > len(_MIGRATIONS):
             raise StatsError(f"{self.path} has schema version {version}, newer than the "
                              f"{len(_MIGRATIONS)} this autoplay knows: upgrade autoplay")
+        if read_only:  # the current schema, or an empty file
+            self._empty = version == 0
+            return
+        self._empty = False
+        # Write-ahead logging: a commit is one append, and readers never block the writer.
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute("PRAGMA synchronous = NORMAL")
         for number in range(version, len(_MIGRATIONS)):
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -245,6 +271,8 @@ class StatsStore:
 
         :raises StatsError: on a row no version of autoplay could have written.
         """
+        if self._empty:
+            return
         rows = self._db.execute(
             "SELECT id, source, width, height, mines, rules, first_click, first_row, "
             "first_col, seed, result, clicks, guess_probabilities, seconds, three_bv, "

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from autoplay.board import Cell
 from autoplay.sim import SimConfig, game_seed, play_sim
-from autoplay.stats import GameRecord, StatsError, StatsStore
+from autoplay.stats import _MIGRATIONS, GameRecord, StatsError, StatsStore
 
 records = st.builds(
     GameRecord,
@@ -236,3 +236,33 @@ def _count_when_at_least(path: Path, count: int, run: subprocess.Popen[bytes]) -
                 pass  # the table is not created yet
         time.sleep(0.05)
     raise AssertionError(f"fewer than {count} games recorded in a minute")
+
+
+def test_reading_alone_writes_nothing(stats_path: Path) -> None:
+    """``autoplay stats`` opens the file for reading alone: it reads on read-only media."""
+    with StatsStore(stats_path) as store:
+        store.record(A_GAME)
+    before = {path.name: path.read_bytes() for path in stats_path.parent.iterdir()}
+    with StatsStore(stats_path, read_only=True) as store:
+        assert [_without_time(g) for g in store.games()] == [A_GAME]
+    assert {path.name: path.read_bytes() for path in stats_path.parent.iterdir()} == before
+
+
+def test_an_empty_file_read_alone_has_no_games_and_stays_empty(stats_path: Path) -> None:
+    stats_path.write_bytes(b"")
+    with StatsStore(stats_path, read_only=True) as store:
+        assert list(store.games()) == []
+    assert stats_path.read_bytes() == b""
+
+
+def test_a_version_1_file_read_alone_is_migrated_first(stats_path: Path) -> None:
+    db = sqlite3.connect(stats_path)
+    _MIGRATIONS[0](db)
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    with StatsStore(stats_path, read_only=True) as store:
+        assert list(store.games()) == []
+    db = sqlite3.connect(stats_path)
+    assert db.execute("PRAGMA user_version").fetchone() == (3,)
+    db.close()
