@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from autoplay.board import Board, Cell
 from autoplay.errors import NoBoardFound, SkinError
-from autoplay.locate import align, read_screenshot
+from autoplay.locate import align, check_size, read_screenshot
 from autoplay.vision import (
     LABEL_OF_STATE,
     Floats,
@@ -51,12 +51,14 @@ def learn_skin(name: str, examples: Sequence[tuple[Image, Board]]) -> Skin:
     the ring of cell-sized squares around the board, as ``outside`` (unless it looks like
     a cell, when it could not be told apart anyway).
 
-    :raises NoBoardFound: when no lattice of the board's size fits a screenshot.
+    :raises NoBoardFound: when no lattice of the board's size fits a screenshot, or one is
+        larger than the reader searches (:data:`autoplay.locate.MAX_PIXELS`).
     :raises SkinError: when the boards show too little (only one state) to learn from.
     """
     templates: list[Template] = []
     fitted: list[tuple[Image, Geometry]] = []
     for image, board in examples:
+        check_size(image)
         image = as_bgr(image)
         if len(set(board.states)) < 2:
             raise SkinError("a board to learn from must show at least two kinds of cell "

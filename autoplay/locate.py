@@ -114,7 +114,8 @@ MAX_PIXELS = 40_000_000
 The search's time and memory grow with the area, to minutes and gigabytes past it."""
 
 
-def _check_size(image: Image) -> None:
+def check_size(image: Image) -> None:
+    """:raises NoBoardFound: when ``image`` is larger than :data:`MAX_PIXELS`."""
     height, width = image.shape[:2]
     if width * height > MAX_PIXELS:
         raise NoBoardFound(f"the {width}x{height} image is larger than autoplay searches for a "
@@ -334,7 +335,7 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
 
     :raises NoBoardFound: when the image is too large to search (:data:`MAX_PIXELS`).
     """
-    _check_size(image)
+    check_size(image)
     if is_grey(image):
         skins = [_grey_skin(skin) for skin in skins]
     coarse = _Coarse(image)

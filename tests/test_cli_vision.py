@@ -220,10 +220,14 @@ def test_an_image_without_a_board_is_one_error_line(tmp_path: Path) -> None:
                              "xdemineur)\n")
 
 
-def test_an_image_too_large_to_search_is_refused_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", [["read"], ["skin", "learn"]])
+def test_an_image_too_large_to_search_is_refused_at_once(command: list[str], tmp_path: Path,
+                                                         learned_skins: Path) -> None:
     huge = tmp_path / "huge.png"
     cv2.imwrite(str(huge), np.zeros((5000, 8001, 3), np.uint8))
-    result = run("read", str(huge))
+    learning = ["--board", str(SCREENSHOTS / "xdemineur" / "12x9-mid.board.txt"),
+                "--name", "huge"] if command[0] == "skin" else []
+    result = run(*command, str(huge), *learning)
     assert result.exit_code == 1
     assert result.stderr == ("Error: the 8001x5000 image is larger than autoplay searches for a "
                              "board (40 megapixels): crop it to the game\n")
