@@ -443,7 +443,12 @@ riskier than another cell."""
 
 
 def _percent(probability: Fraction) -> str:
-    return f"{float(probability) * 100:.1f}%"
+    """To a tenth of a percent; 0% and 100% mean exactly that (an odd that only rounds to
+    them shows as ``<0.1%`` or ``>99.9%``)."""
+    text = f"{float(probability) * 100:.1f}"
+    if text == "0.0" and probability > 0:
+        return "<0.1%"
+    return ">99.9%" if text == "100.0" and probability < 1 else f"{text}%"
 
 
 def _render_odds(board: Board, odds: Odds) -> str:

@@ -312,3 +312,10 @@ def test_more_logging_is_asked_for_before_or_after_the_command(tmp_path: Path) -
     assert "INFO autoplay.player: game" in logged(*sim, "-v")
     assert "DEBUG autoplay.player: first click" in logged(*sim, "-vv")
     assert "INFO" not in logged(*sim)
+
+
+@pytest.mark.parametrize(("mines", "shown"), [("1", "<0.1%"), ("3599", ">99.9%")])
+def test_a_guess_that_only_rounds_to_0_or_100_percent_says_so(mines: str, shown: str) -> None:
+    """1 in 3,600 and 3,599 in 3,600: "0.0%" would say the cell is proven safe."""
+    code, out, _ = run("solve", "--mines", mines, "-", stdin=("." * 60 + "\n") * 60)
+    assert code == 0 and f", a mine with probability {shown} (" in out
