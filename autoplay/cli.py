@@ -202,7 +202,7 @@ _DEFAULT_COUNT_LIMIT = 10_000
 
 
 @cli.command()
-@click.argument("source", required=False, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("source", required=False, type=click.Path(allow_dash=True))
 @click.option("--mines", type=click.IntRange(min=0), help="Total mine count (overrides the file).")
 @click.option("--json", "as_json", is_flag=True, help="Print the proven cells as JSON.")
 @click.option("--layout", is_flag=True, help="Print one mine layout that fits the board.")
@@ -614,7 +614,7 @@ _SOLUTION_COUNTS = {"none": "no solution", "one": "one solution: it is unique",
 
 
 @cli.command("nonogram")
-@click.argument("source", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("source", type=click.Path(allow_dash=True))
 @click.option("--json", "as_json", is_flag=True, help="Print the grid as JSON rows of 0/1.")
 @click.option("--count", is_flag=True, help="Say whether the solution is unique.")
 def nonogram_command(source: str, as_json: bool, count: bool) -> None:
@@ -831,7 +831,7 @@ def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
 
 
 @cli.command("read")
-@click.argument("image", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("image", type=click.Path(allow_dash=True))
 @click.option("--skin", "skin_name", metavar="NAME", callback=_installed_skin,
               help="Read with this skin (default: the installed skin that fits best).")
 @click.option("--json", "as_json", is_flag=True, help="Print the board and where it is as JSON.")
@@ -875,8 +875,8 @@ def skin_group() -> None:
 
 
 @skin_group.command("learn")
-@click.argument("image", type=click.Path(dir_okay=False))
-@click.option("--board", "board_path", required=True, type=click.Path(dir_okay=False),
+@click.argument("image", type=click.Path())
+@click.option("--board", "board_path", required=True, type=click.Path(),
               help="The true board shown in IMAGE, as a text board.")
 @click.option("--name", required=True, help="The new skin's name (letters, digits, '-', '_').")
 def learn_command(image: str, board_path: str, name: str) -> None:

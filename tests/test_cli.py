@@ -319,3 +319,10 @@ def test_a_guess_that_only_rounds_to_0_or_100_percent_says_so(mines: str, shown:
     """1 in 3,600 and 3,599 in 3,600: "0.0%" would say the cell is proven safe."""
     code, out, _ = run("solve", "--mines", mines, "-", stdin=("." * 60 + "\n") * 60)
     assert code == 0 and f", a mine with probability {shown} (" in out
+
+
+@pytest.mark.parametrize("command", [["solve"], ["nonogram"], ["read"]])
+def test_a_folder_given_as_the_input_file_exits_1_like_a_missing_file(
+        command: list[str], tmp_path: Path) -> None:
+    code, out, err = run(*command, str(tmp_path))
+    assert (code, out, err) == (1, "", f"Error: cannot read {tmp_path}: Is a directory\n")
