@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -186,9 +187,11 @@ class StatsStore:
                 try:
                     db.execute("PRAGMA user_version")
                 except sqlite3.OperationalError:
+                    db.close()
+                    if os.access(self.path.parent, os.W_OK):  # locked by a writer, say
+                        raise
                     # On read-only media: the write-ahead log needs a file beside the
                     # database that cannot be made there; and no one can write there either.
-                    db.close()
                     db = sqlite3.connect(f"{self.path.resolve().as_uri()}?immutable=1",
                                          uri=True, isolation_level=None)
                 return db
