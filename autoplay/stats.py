@@ -164,7 +164,17 @@ class StatsStore:
         self.path = Path(path)
         self._db = self._connect(read_only)
         try:
-            version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
+            try:
+                version = self._version()
+            except sqlite3.OperationalError:
+                if not read_only or os.access(self.path.parent, os.W_OK):  # locked, say
+                    raise
+                # On read-only media: the write-ahead log needs a file beside the database
+                # that cannot be made there; and no one can write there either.
+                self._db.close()
+                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?immutable=1",
+                                           uri=True, isolation_level=None)
+                version = self._version()
             if read_only and 0 < version < len(_MIGRATIONS):
                 self._db.close()
                 self._db = self._connect(read_only=False)
@@ -180,22 +190,14 @@ class StatsStore:
             self._db.close()
             raise
 
+    def _version(self) -> int:
+        version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
+        return version
+
     def _connect(self, read_only: bool) -> sqlite3.Connection:
         try:
-            if read_only:
-                db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
-                try:
-                    db.execute("PRAGMA user_version")
-                except sqlite3.OperationalError:
-                    db.close()
-                    if os.access(self.path.parent, os.W_OK):  # locked by a writer, say
-                        raise
-                    # On read-only media: the write-ahead log needs a file beside the
-                    # database that cannot be made there; and no one can write there either.
-                    db = sqlite3.connect(f"{self.path.resolve().as_uri()}?immutable=1",
-                                         uri=True, isolation_level=None)
-                return db
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not read_only:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
             # Autocommit: each game's INSERT is a transaction of its own, committed at once.
             return sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
         except (OSError, sqlite3.Error) as error:
