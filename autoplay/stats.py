@@ -180,6 +180,7 @@ class StatsStore:
                 self._db = self._connect(read_only=False)
                 read_only = False
             self._migrate(version, read_only)
+            self._empty = read_only and version == 0  # an empty file, read alone
         except sqlite3.OperationalError as error:  # locked by another program, say
             self._db.close()
             raise StatsError(f"cannot open statistics file {str(path)!r}: {error}") from None
@@ -219,9 +220,7 @@ class StatsStore:
             raise StatsError(f"{self.path} has schema version {version}, newer than the "
                              f"{len(_MIGRATIONS)} this autoplay knows: upgrade autoplay")
         if read_only:  # the current schema, or an empty file
-            self._empty = version == 0
             return
-        self._empty = False
         # Write-ahead logging: a commit is one append, and readers never block the writer.
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = NORMAL")
