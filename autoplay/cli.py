@@ -161,6 +161,8 @@ class _Group(click.Group):
             if ctx.meta.get("autoplay.debug"):
                 raise
             raise click.ClickException(str(error)) from None
+        except MemoryError:  # Python's own; Z3's is a SolverGaveUp
+            raise click.ClickException("out of memory") from None
         except KeyboardInterrupt:
             click.echo("Interrupted", err=True)
             ctx.exit(130)

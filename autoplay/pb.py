@@ -104,13 +104,14 @@ class PbSolver:
 
     def add_clause(self, lits: Sequence[Literal]) -> None:
         """At least one of ``lits`` holds."""
-        if not lits:
-            self._solver.add(z3.BoolVal(False, _CTX))
-            return
-        terms = [_ast(lit) for lit in lits]
-        ctx = _CTX.ref()
-        clause = z3.BoolRef(z3core.Z3_mk_or(ctx, len(terms), _asts(terms)), _CTX)
-        z3core.Z3_solver_assert(ctx, self._solver.solver, clause.as_ast())
+        with _gave_up():
+            if not lits:
+                self._solver.add(z3.BoolVal(False, _CTX))
+                return
+            terms = [_ast(lit) for lit in lits]
+            ctx = _CTX.ref()
+            clause = z3.BoolRef(z3core.Z3_mk_or(ctx, len(terms), _asts(terms)), _CTX)
+            z3core.Z3_solver_assert(ctx, self._solver.solver, clause.as_ast())
 
     def check(self, assumptions: Sequence[Literal] = (), *,
               timeout_ms: int | None = None) -> bool | None:
@@ -124,10 +125,8 @@ class PbSolver:
             self._timeout = timeout
         if _CANCELLED.is_set():
             raise KeyboardInterrupt
-        try:
+        with _gave_up():
             result = self._solver.check(*(_ast(lit) for lit in assumptions))
-        except z3.Z3Exception as error:  # out of memory, say
-            raise SolverGaveUp(f"Z3 gave up: {error.value!r}") from None
         if result == z3.sat:
             self._model = self._solver.model()
             return True
@@ -147,9 +146,11 @@ class PbSolver:
             raise RuntimeError("values() needs a satisfiable check() first")
         ctx, model = _CTX.ref(), self._model.model
         values = []
-        for v in variables:
-            interp = z3core.Z3_model_get_const_interp(ctx, model, _var(v)[1])
-            values.append(bool(interp) and z3core.Z3_get_bool_value(ctx, interp) == z3.Z3_L_TRUE)
+        with _gave_up():
+            for v in variables:
+                interp = z3core.Z3_model_get_const_interp(ctx, model, _var(v)[1])
+                values.append(bool(interp)
+                              and z3core.Z3_get_bool_value(ctx, interp) == z3.Z3_L_TRUE)
         return values
 
     def _add_pb(self, make: Callable[..., int], variables: Sequence[int], k: int,
@@ -157,11 +158,24 @@ class PbSolver:
         n = len(variables)
         ctx = _CTX.ref()
         coeffs = (ctypes.c_int * n)(*([1] * n))
-        # Wrapping the new term in a BoolRef keeps Z3's reference count right.
-        term = z3.BoolRef(make(ctx, n, _asts([_var(v)[0] for v in variables]), coeffs, k), _CTX)
-        if when is not None:
-            term = z3.Implies(_ast(when), term)
-        z3core.Z3_solver_assert(ctx, self._solver.solver, term.as_ast())
+        with _gave_up():
+            # Wrapping the new term in a BoolRef keeps Z3's reference count right.
+            term = z3.BoolRef(make(ctx, n, _asts([_var(v)[0] for v in variables]), coeffs, k),
+                              _CTX)
+            if when is not None:
+                term = z3.Implies(_ast(when), term)
+            z3core.Z3_solver_assert(ctx, self._solver.solver, term.as_ast())
+
+
+@contextlib.contextmanager
+def _gave_up() -> Iterator[None]:
+    """Z3 failing (out of memory, say), while a problem is built or checked, is one
+    :class:`SolverGaveUp` rather than an error from deep inside z3's bindings."""
+    try:
+        yield
+    except z3.Z3Exception as error:
+        reason = error.value.decode() if isinstance(error.value, bytes) else str(error.value)
+        raise SolverGaveUp(f"Z3 gave up: {reason}") from None
 
 
 def cancel_checks() -> None:
