@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import ms_toollib
@@ -29,6 +30,7 @@ from autoplay.errors import InconsistentBoard
 from autoplay.pb import PbSolver
 from autoplay.sim import SimGame
 from tests.brute import MAX_UNKNOWN, assert_layout_fits, enumerate_layouts, strips
+from tests.test_interrupts import large_board
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "boards"
 
@@ -106,6 +108,53 @@ def test_agrees_with_brute_force_where_the_total_count_decides(board: Board) -> 
     # Strips reach the test of whether the cells touching no count can hold a mine at all
     # (one board in thirteen), which positions from square boards rarely do.
     assert_agrees_with_brute_force(board)
+
+
+@contextmanager
+def split_above(cells: int) -> Iterator[None]:
+    """Within, a frontier of more than ``cells`` cells with a binding count is settled a
+    component at a time: at 0, the small boards brute force can check take that path too."""
+    module = sys.modules[deduce.__module__]
+    threshold = module.SPLIT_ABOVE
+    module.SPLIT_ABOVE = cells
+    try:
+        yield
+    finally:
+        module.SPLIT_ABOVE = threshold
+
+
+@contextmanager
+def joins_missed() -> Iterator[None]:
+    """Within, no component's layout is found to join the others' under the count, so
+    every cell is asked of the solver over everything (rare, and so tested apart)."""
+    join = sys.modules[deduce.__module__]._Join
+    total = join.total
+    join.total = lambda self, part, count: None
+    try:
+        yield
+    finally:
+        join.total = total
+
+
+@pytest.mark.parametrize("joined", [True, False], ids=["joined", "missed"])
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(board=positions() | strips())
+def test_settling_apart_agrees_with_brute_force(joined: bool, board: Board) -> None:
+    with split_above(0), (nullcontext() if joined else joins_missed()):
+        assert_agrees_with_brute_force(board)
+
+
+def test_settling_apart_agrees_with_one_solver_on_large_positions() -> None:
+    """Random 40x40 positions, 250 to 500 frontier cells, the count binding: what no
+    joined layout shows is asked of the solver over everything, so the two agree."""
+    for seed in range(1, 4):
+        board = Board.parse(large_board(40, seed))
+        with split_above(0):
+            apart = deduce(board)
+        with split_above(10**9):
+            together = deduce(board)
+        assert (apart.safe, apart.mines) == (together.safe, together.mines)
+        assert apart.is_complete() and apart.safe
 
 
 def test_agrees_with_ms_toollib_on_expert_positions() -> None:
