@@ -131,10 +131,9 @@ class PbSolver:
             raise KeyboardInterrupt
         with _gave_up():
             result = self._solver.check(*(_ast(lit) for lit in assumptions))
+            self._model = self._solver.model() if result == z3.sat else None
         if result == z3.sat:
-            self._model = self._solver.model()
             return True
-        self._model = None
         if result == z3.unsat:
             return False
         if _CANCELLED.is_set():
