@@ -37,7 +37,7 @@ def test_ctrl_c_in_a_long_proof_answers_nothing(asked: list[str], tmp_path: Path
     board = tmp_path / "board.txt"
     board.write_text(large_board(300, 1))
     process = run_autoplay("solve", *asked, str(board))
-    wait_until_busy(process, 3.0)  # parsed, and well into the proof (half a minute or more in all)
+    wait_until_busy(process, 3.0)  # parsed, and well into the proof (10 s or more in all)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert (process.returncode, out, err) == (130, "", "Interrupted\n")
