@@ -449,20 +449,23 @@ class _Backbone:
         its other value: ``found`` is given each one; "unsatisfiable" proves the cell.
         False when the deadline hit (what is not settled is then undecided)."""
         for v in variables:
-            if (v in seen.mine and v in seen.safe) or v in self.safe or v in self.mines:
+            if not self._open(v, seen):
                 continue
             was_mine = v in seen.mine
             answer = self._check(solver, [-(v + 1) if was_mine else v + 1])
             if answer:
                 found(variables, solver.values(variables))
             elif answer is None:
-                self.undecided.update(u for u in variables
-                                      if not (u in seen.mine and u in seen.safe)
-                                      and u not in self.safe and u not in self.mines)
+                self.undecided.update(u for u in variables if self._open(u, seen))
                 return False
             else:
                 (self.mines if was_mine else self.safe).add(v)
         return True
+
+    def _open(self, v: int, seen: _Seen) -> bool:
+        """Whether cell ``v`` is neither proven nor yet seen both ways."""
+        return (not (v in seen.mine and v in seen.safe)
+                and v not in self.safe and v not in self.mines)
 
     def _settle_apart(self, components: list[list[Constraint]], variables: list[int],
                       mines_left: int, outside: int) -> None:
@@ -494,9 +497,7 @@ class _Backbone:
                     seen.add(cells, values, total)
         settled_outside = outside == 0 or (bool(seen.sums) and min(seen.sums) < mines_left
                                            and max(seen.sums) > mines_left - outside)
-        if not settled_outside or any(
-                not (v in seen.mine and v in seen.safe) and v not in self.safe
-                and v not in self.mines for v in variables):
+        if not settled_outside or any(self._open(v, seen) for v in variables):
             solver = _solver((c for comp in components for c in comp), variables, mines_left,
                              outside)
             self._settle(solver, variables, mines_left, outside, seen)
