@@ -33,8 +33,10 @@ from autoplay.vision import (
     Reading,
     Skin,
     as_bgr,
+    as_read,
     cell_features,
     is_grey,
+    is_read_whole,
     match_cells,
     match_lattice,
     reading_of,
@@ -832,7 +834,7 @@ def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
     that :func:`_settle` leaves them out; the polished pitch reaches them. Only the best
     board is grown: polishing every stray lattice of the ladder again costs too much."""
     geometry, match = candidate.geometry, candidate.match
-    for _ in range(_EXTEND_STEPS):
+    while True:  # each step adds a line: the image's size ends it
         grown = _clip(geometry.grown(1, 1, 1, 1), image)
         if grown is None:
             break
@@ -851,8 +853,6 @@ def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
                                   grown_match.block(grown.cols, edges))
     return _Candidate(geometry, match)
 
-
-_EXTEND_STEPS = 4
 
 
 def _moved_edges(grown: Geometry, grown_match: Match, block: tuple[int, int, int, int]
@@ -920,8 +920,9 @@ def _polish(image: Image, skin: Skin, geometry: Geometry, match: Match
     templates: a rescaled board sits between pixels, and a cell a third of a pixel off can
     lean away from its look. Each edge moves on its own, so the pitch is refined too: a
     pitch a thousandth off puts the far cells of a big board a third of a pixel out.
-    Steps repeat while they help, at most ``_POLISH_STEPS`` times."""
-    best = (float(match.distance.mean()), geometry, match)
+    Steps repeat while they help, at most ``_POLISH_STEPS`` times. A lattice read whole
+    starts at the pitch it is read at (:func:`~autoplay.vision.as_read`)."""
+    best = (float(match.distance.mean()), as_read(geometry), match)
     for _ in range(_POLISH_STEPS):
         start = best
         for moved in _edge_moves(start[1], 0.25):
@@ -939,16 +940,18 @@ _POLISH_STEPS = 4
 
 def _edge_moves(geometry: Geometry, step: float) -> list[Geometry]:
     """The lattice with one of its four edges, or the whole of it along one axis, moved
-    by ``step`` pixels either way."""
+    by ``step`` pixels either way. A lattice read whole (:func:`~autoplay.vision.
+    is_read_whole`) moves an edge by a whole pixel: its reading counts no less."""
     g = geometry
+    edge = 1.0 if is_read_whole(g) else step
     moves = []
-    for d in (-step, step):
+    for d, e in ((-step, -edge), (step, edge)):
         moves += [
             g.moved(dx=d), g.moved(dy=d),
-            Geometry(g.left + d, g.top, g.pitch_x - d / g.cols, g.pitch_y, g.rows, g.cols),
-            Geometry(g.left, g.top, g.pitch_x + d / g.cols, g.pitch_y, g.rows, g.cols),
-            Geometry(g.left, g.top + d, g.pitch_x, g.pitch_y - d / g.rows, g.rows, g.cols),
-            Geometry(g.left, g.top, g.pitch_x, g.pitch_y + d / g.rows, g.rows, g.cols),
+            Geometry(g.left + e, g.top, g.pitch_x - e / g.cols, g.pitch_y, g.rows, g.cols),
+            Geometry(g.left, g.top, g.pitch_x + e / g.cols, g.pitch_y, g.rows, g.cols),
+            Geometry(g.left, g.top + e, g.pitch_x, g.pitch_y - e / g.rows, g.rows, g.cols),
+            Geometry(g.left, g.top, g.pitch_x, g.pitch_y + e / g.rows, g.rows, g.cols),
         ]
     return moves
 

@@ -525,15 +525,11 @@ def cell_features(image: Image, geometry: Geometry) -> Floats:
     pads = (max(0, -y0), max(0, y1 - rows), max(0, -x0), max(0, x1 - cols))
     if any(pads):  # the edge cells of a tight crop: repeat the image's last pixels
         crop = np.asarray(cv2.copyMakeBorder(crop, *pads, cv2.BORDER_REPLICATE), np.uint8)
-    # Cells are shrunk by area averaging: a board between pixels as it lies, one on a pixel
-    # edge by cv2.resize, which takes the same areas faster. Cells smaller than CELL_SIZE
-    # grow by interpolation instead, so such a board is first moved onto a pixel edge.
-    between = dx > 0.05 or dy > 0.05
-    if between and geometry.pitch_x >= CELL_SIZE and geometry.pitch_y >= CELL_SIZE:
+    if not is_read_whole(geometry):
         block = _box_means(crop, (dx, dy), (geometry.pitch_x, geometry.pitch_y),
                            (geometry.cols, geometry.rows))
     else:
-        if between:
+        if dx > _BETWEEN or dy > _BETWEEN:
             crop = np.asarray(cv2.warpAffine(crop, np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]]),
                                              (crop.shape[1], crop.shape[0]),
                                              flags=cv2.INTER_LINEAR,
@@ -542,6 +538,41 @@ def cell_features(image: Image, geometry: Geometry) -> Floats:
     cells = block.reshape(geometry.rows, CELL_SIZE, geometry.cols, CELL_SIZE, 3)
     return cells.transpose(0, 2, 1, 3, 4).reshape(geometry.rows * geometry.cols, -1).astype(
         np.float32)
+
+
+_BETWEEN = 0.05
+"""A lattice whose origin is further than this from a pixel edge lies between pixels."""
+
+
+def is_read_whole(geometry: Geometry) -> bool:
+    """Whether :func:`cell_features` reads the lattice as one block of whole pixels,
+    ``round(cols * pitch_x)`` wide and ``round(rows * pitch_y)`` high, resized whole;
+    else cell by cell, at its pitch exactly. So the pitch of a lattice read whole counts
+    only to whole pixels over the board.
+
+    Cells are shrunk by area averaging: a board between pixels as it lies, one on a pixel
+    edge by cv2.resize, which takes the same areas faster. Cells smaller than CELL_SIZE
+    grow by interpolation instead, so such a board is first moved onto a pixel edge."""
+    between = (geometry.left - np.floor(geometry.left) > _BETWEEN
+               or geometry.top - np.floor(geometry.top) > _BETWEEN)
+    return not (between and geometry.pitch_x >= CELL_SIZE and geometry.pitch_y >= CELL_SIZE)
+
+
+def as_read(geometry: Geometry) -> Geometry:
+    """The lattice at the pitch :func:`cell_features` reads it at: the same cells, read
+    the same way, but the lines beyond its edges where its reading puts them.
+
+    A lattice read whole (:func:`is_read_whole`) is read at ``round(cols * pitch_x) /
+    cols``: a pitch fitted or polished to it can be anywhere that rounds alike, up to
+    half a pixel over the board off. A board of 30 columns at 75%, grown a column at a
+    time from such a pitch, put its 29th a pixel off its cells, which then no longer
+    looked like cells, and was read two columns short."""
+    if not is_read_whole(geometry):
+        return geometry
+    return Geometry(geometry.left, geometry.top,
+                    round(geometry.cols * geometry.pitch_x) / geometry.cols,
+                    round(geometry.rows * geometry.pitch_y) / geometry.rows,
+                    geometry.rows, geometry.cols)
 
 
 def _box_means(crop: Image, start: tuple[float, float], pitch: tuple[float, float],

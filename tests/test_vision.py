@@ -30,13 +30,18 @@ from autoplay.vision import (
     Image,
     Skin,
     as_bgr,
+    as_read,
+    cell_features,
     decode_image,
     encode_image,
     fine_detail,
     is_grey,
     is_image,
+    is_read_whole,
     load_skins,
+    match_lattice,
     read_board,
+    reading_of,
     skin_folders,
 )
 from tools.reading_faults import SHIFTS, on_desktop, scaled
@@ -345,6 +350,38 @@ def test_a_shrunk_board_keeps_every_line(name: str, scale: float, skins: dict[st
     reading = read_screenshot(scaled(image, scale), list(skins.values()))
     assert (reading.skin, reading.unrecognized) == (name.split("/")[0], ())
     assert str(reading.board) == str(truth)
+
+
+def test_a_board_settled_far_short_grows_to_its_edges(skins: dict[str, Skin]) -> None:
+    """Under OpenCV 5 this board at 75% settled as its left 24 columns, its pitch fitted
+    at 15.74 px (15.75 true). Grown from there, it must reach all 30: a fixed number of
+    steps stopped it at 28, and a polished pitch anywhere that reads alike put the 29th
+    column a pixel off its cells."""
+    image, truth = fixture("xdemineur", "30x16-mid")
+    shrunk, skin = scaled(image, 0.75), skins["xdemineur"]
+    short = Geometry(11.968148, 60.664375, 15.740655, 15.747916, 16, 24)
+    grown = locate._extend(shrunk, skin, locate._Candidate(
+        short, match_lattice(shrunk, short, skin)))
+    assert (grown.geometry.rows, grown.geometry.cols) == (truth.height, truth.width)
+    reading = reading_of(grown.geometry, skin, grown.match)
+    misread = {cell for cell in truth.cells() if reading.board[cell] != truth[cell]}
+    assert misread <= {entry.cell for entry in reading.unrecognized}
+
+
+def test_a_lattice_read_whole_reads_alike_at_the_pitch_it_is_read_at() -> None:
+    """:func:`as_read` moves only the lines beyond the board: its own cells read the same."""
+    image = np.random.default_rng(3).integers(0, 256, (330, 500, 3), dtype=np.uint8)
+    for geometry in (Geometry(11.97, 60.66, 15.7407, 15.7479, 16, 28),  # cells under 16 px
+                     Geometry(12.0, 60.0, 21.013, 20.98, 9, 12),  # on a pixel edge
+                     Geometry(12.5, 60.0, 21.013, 20.98, 9, 12)):  # read cell by cell
+        read = as_read(geometry)
+        assert is_read_whole(read) == is_read_whole(geometry)
+        assert np.array_equal(cell_features(image, read), cell_features(image, geometry))
+        if is_read_whole(geometry):
+            assert (read.pitch_x * read.cols, read.pitch_y * read.rows) == pytest.approx(
+                (round(geometry.pitch_x * geometry.cols), round(geometry.pitch_y * geometry.rows)))
+        else:
+            assert read == geometry
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda path: f"{path.parent.name}/{path.stem}")
