@@ -36,7 +36,6 @@ from autoplay.vision import (
     as_read,
     cell_features,
     is_grey,
-    is_read_whole,
     match_cells,
     match_lattice,
     reading_of,
@@ -827,32 +826,49 @@ def _shows_a_game(skin: Skin, match: Match) -> bool:
 
 def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
     """Grow a settled board by the lines beyond its edges that are alike (see
-    :func:`_alike`), polishing it again after each step.
+    :func:`_alike`), polishing it again after each step, for as long as there are any.
 
     Fitting can misjudge the pitch by a few tenths of a percent on a rescaled board full
     of one look (a lost game's mines), enough to put its far lines off their cells, so
     that :func:`_settle` leaves them out; the polished pitch reaches them. Only the best
-    board is grown: polishing every stray lattice of the ladder again costs too much."""
+    board is grown: polishing every stray lattice of the ladder again costs too much.
+
+    A lattice read whole is also grown at the pitch it is read at
+    (:func:`~autoplay.vision.as_read`), and the step that adds more lines taken: a
+    polished pitch can end anywhere that reads alike, and the line beyond then fall a
+    pixel off its cells (the xdemineur 30x16 mid-game board at 75%, settled under OpenCV 5
+    as its left 24 columns, stopped at 28)."""
     geometry, match = candidate.geometry, candidate.match
     while True:  # each step adds a line: the image's size ends it
-        grown = _clip(geometry.grown(1, 1, 1, 1), image)
-        if grown is None:
+        steps = [step for lattice in dict.fromkeys((geometry, as_read(geometry)))
+                 if (step := _grown_by_lines(image, skin, geometry, lattice)) is not None]
+        if not steps:
             break
-        block = _block(grown, geometry)
-        if (block[2] - block[0], block[3] - block[1]) != (geometry.rows, geometry.cols):
-            break  # the lattice itself goes past the image: nothing to grow
-        grown_match = match_lattice(image, grown, skin)
-        moved = _moved_edges(grown, grown_match, block)
-        if moved is None:
-            break
-        edges, larger = moved
-        if (edges == block or edges[0] > block[0] or edges[1] > block[1]
-                or edges[2] < block[2] or edges[3] < block[3]):
-            break
-        geometry, match = _polish(image, skin, larger,
-                                  grown_match.block(grown.cols, edges))
+        larger, larger_match = max(steps, key=lambda step: step[0].rows * step[0].cols)
+        geometry, match = _polish(image, skin, larger, larger_match)
     return _Candidate(geometry, match)
 
+
+def _grown_by_lines(image: Image, skin: Skin, geometry: Geometry, lattice: Geometry
+                    ) -> tuple[Geometry, Match] | None:
+    """The board ``geometry`` with the lines beyond its edges that are alike, on
+    ``lattice`` (its cells, at a pitch they read alike at), and their match; None when
+    no line is added, or one of its own is dropped."""
+    grown = _clip(lattice.grown(1, 1, 1, 1), image)
+    if grown is None:
+        return None
+    block = _block(grown, geometry)
+    if (block[2] - block[0], block[3] - block[1]) != (geometry.rows, geometry.cols):
+        return None  # the lattice itself goes past the image: nothing to grow
+    grown_match = match_lattice(image, grown, skin)
+    moved = _moved_edges(grown, grown_match, block)
+    if moved is None:
+        return None
+    edges, larger = moved
+    if (edges == block or edges[0] > block[0] or edges[1] > block[1]
+            or edges[2] < block[2] or edges[3] < block[3]):
+        return None
+    return larger, grown_match.block(grown.cols, edges)
 
 
 def _moved_edges(grown: Geometry, grown_match: Match, block: tuple[int, int, int, int]
@@ -920,9 +936,8 @@ def _polish(image: Image, skin: Skin, geometry: Geometry, match: Match
     templates: a rescaled board sits between pixels, and a cell a third of a pixel off can
     lean away from its look. Each edge moves on its own, so the pitch is refined too: a
     pitch a thousandth off puts the far cells of a big board a third of a pixel out.
-    Steps repeat while they help, at most ``_POLISH_STEPS`` times. A lattice read whole
-    starts at the pitch it is read at (:func:`~autoplay.vision.as_read`)."""
-    best = (float(match.distance.mean()), as_read(geometry), match)
+    Steps repeat while they help, at most ``_POLISH_STEPS`` times."""
+    best = (float(match.distance.mean()), geometry, match)
     for _ in range(_POLISH_STEPS):
         start = best
         for moved in _edge_moves(start[1], 0.25):
@@ -940,18 +955,16 @@ _POLISH_STEPS = 4
 
 def _edge_moves(geometry: Geometry, step: float) -> list[Geometry]:
     """The lattice with one of its four edges, or the whole of it along one axis, moved
-    by ``step`` pixels either way. A lattice read whole (:func:`~autoplay.vision.
-    is_read_whole`) moves an edge by a whole pixel: its reading counts no less."""
+    by ``step`` pixels either way."""
     g = geometry
-    edge = 1.0 if is_read_whole(g) else step
     moves = []
-    for d, e in ((-step, -edge), (step, edge)):
+    for d in (-step, step):
         moves += [
             g.moved(dx=d), g.moved(dy=d),
-            Geometry(g.left + e, g.top, g.pitch_x - e / g.cols, g.pitch_y, g.rows, g.cols),
-            Geometry(g.left, g.top, g.pitch_x + e / g.cols, g.pitch_y, g.rows, g.cols),
-            Geometry(g.left, g.top + e, g.pitch_x, g.pitch_y - e / g.rows, g.rows, g.cols),
-            Geometry(g.left, g.top, g.pitch_x, g.pitch_y + e / g.rows, g.rows, g.cols),
+            Geometry(g.left + d, g.top, g.pitch_x - d / g.cols, g.pitch_y, g.rows, g.cols),
+            Geometry(g.left, g.top, g.pitch_x + d / g.cols, g.pitch_y, g.rows, g.cols),
+            Geometry(g.left, g.top + d, g.pitch_x, g.pitch_y - d / g.rows, g.rows, g.cols),
+            Geometry(g.left, g.top, g.pitch_x, g.pitch_y + d / g.rows, g.rows, g.cols),
         ]
     return moves
 

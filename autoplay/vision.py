@@ -547,8 +547,7 @@ _BETWEEN = 0.05
 def is_read_whole(geometry: Geometry) -> bool:
     """Whether :func:`cell_features` reads the lattice as one block of whole pixels,
     ``round(cols * pitch_x)`` wide and ``round(rows * pitch_y)`` high, resized whole;
-    else cell by cell, at its pitch exactly. So the pitch of a lattice read whole counts
-    only to whole pixels over the board.
+    else cell by cell, at its pitch exactly.
 
     Cells are shrunk by area averaging: a board between pixels as it lies, one on a pixel
     edge by cv2.resize, which takes the same areas faster. Cells smaller than CELL_SIZE
@@ -559,14 +558,12 @@ def is_read_whole(geometry: Geometry) -> bool:
 
 
 def as_read(geometry: Geometry) -> Geometry:
-    """The lattice at the pitch :func:`cell_features` reads it at: the same cells, read
-    the same way, but the lines beyond its edges where its reading puts them.
+    """The lattice at the pitch :func:`cell_features` reads its cells at: the lines
+    beyond its edges where that reading puts them.
 
     A lattice read whole (:func:`is_read_whole`) is read at ``round(cols * pitch_x) /
-    cols``: a pitch fitted or polished to it can be anywhere that rounds alike, up to
-    half a pixel over the board off. A board of 30 columns at 75%, grown a column at a
-    time from such a pitch, put its 29th a pixel off its cells, which then no longer
-    looked like cells, and was read two columns short."""
+    cols``, so a pitch polished to it can end anywhere that rounds alike, up to half a
+    pixel over the board off (see :func:`~autoplay.locate._extend`)."""
     if not is_read_whole(geometry):
         return geometry
     return Geometry(geometry.left, geometry.top,

@@ -354,9 +354,9 @@ def test_a_shrunk_board_keeps_every_line(name: str, scale: float, skins: dict[st
 
 def test_a_board_settled_far_short_grows_to_its_edges(skins: dict[str, Skin]) -> None:
     """Under OpenCV 5 this board at 75% settled as its left 24 columns, its pitch fitted
-    at 15.74 px (15.75 true). Grown from there, it must reach all 30: a fixed number of
-    steps stopped it at 28, and a polished pitch anywhere that reads alike put the 29th
-    column a pixel off its cells."""
+    at 15.74 px (15.75 true). Grown from there, it must reach all 30: four steps at most
+    stopped it at 28, and so did the polished pitch alone, which put the 29th column a
+    pixel off its cells."""
     image, truth = fixture("xdemineur", "30x16-mid")
     shrunk, skin = scaled(image, 0.75), skins["xdemineur"]
     short = Geometry(11.968148, 60.664375, 15.740655, 15.747916, 16, 24)
@@ -368,8 +368,8 @@ def test_a_board_settled_far_short_grows_to_its_edges(skins: dict[str, Skin]) ->
     assert misread <= {entry.cell for entry in reading.unrecognized}
 
 
-def test_a_lattice_read_whole_reads_alike_at_the_pitch_it_is_read_at() -> None:
-    """:func:`as_read` moves only the lines beyond the board: its own cells read the same."""
+def test_a_lattice_is_read_at_the_pitch_as_read_gives() -> None:
+    """:func:`as_read` moves only the lines beyond the board: its cells read the same."""
     image = np.random.default_rng(3).integers(0, 256, (330, 500, 3), dtype=np.uint8)
     for geometry in (Geometry(11.97, 60.66, 15.7407, 15.7479, 16, 28),  # cells under 16 px
                      Geometry(12.0, 60.0, 21.013, 20.98, 9, 12),  # on a pixel edge
