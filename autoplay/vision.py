@@ -529,7 +529,7 @@ def cell_features(image: Image, geometry: Geometry) -> Floats:
         block = _box_means(crop, (dx, dy), (geometry.pitch_x, geometry.pitch_y),
                            (geometry.cols, geometry.rows))
     else:
-        if dx > _BETWEEN or dy > _BETWEEN:
+        if _lies_between(geometry):
             crop = np.asarray(cv2.warpAffine(crop, np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]]),
                                              (crop.shape[1], crop.shape[0]),
                                              flags=cv2.INTER_LINEAR,
@@ -540,8 +540,10 @@ def cell_features(image: Image, geometry: Geometry) -> Floats:
         np.float32)
 
 
-_BETWEEN = 0.05
-"""A lattice whose origin is further than this from a pixel edge lies between pixels."""
+def _lies_between(geometry: Geometry) -> bool:
+    """Whether the lattice's origin is more than a twentieth of a pixel past a pixel edge."""
+    return bool(geometry.left - np.floor(geometry.left) > 0.05
+                or geometry.top - np.floor(geometry.top) > 0.05)
 
 
 def is_read_whole(geometry: Geometry) -> bool:
@@ -552,9 +554,8 @@ def is_read_whole(geometry: Geometry) -> bool:
     Cells are shrunk by area averaging: a board between pixels as it lies, one on a pixel
     edge by cv2.resize, which takes the same areas faster. Cells smaller than CELL_SIZE
     grow by interpolation instead, so such a board is first moved onto a pixel edge."""
-    between = (geometry.left - np.floor(geometry.left) > _BETWEEN
-               or geometry.top - np.floor(geometry.top) > _BETWEEN)
-    return not (between and geometry.pitch_x >= CELL_SIZE and geometry.pitch_y >= CELL_SIZE)
+    return not (_lies_between(geometry)
+                and geometry.pitch_x >= CELL_SIZE and geometry.pitch_y >= CELL_SIZE)
 
 
 def as_read(geometry: Geometry) -> Geometry:
