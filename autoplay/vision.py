@@ -64,18 +64,18 @@ looks allow, after a covered cell at each of the skin's cell sizes (the one at i
 counts in this number, those at other sizes come on top): the lattice they give is then
 read in full."""
 
-TEXTURED = 50.0
+TEXTURED = 30.0
 """A cell template whose middle has at least this much fine detail (:func:`fine_detail`)
-is *textured*: xbomb's covered cell, a checker of one-pixel black and white dots, has 57;
-no other cell look of the shipped skins of 20 px or more has more than 44 (ace-minesweeper's
-5). Ace of Penguins' 2 and 3 at 12 px, drawn in one-pixel strokes, have 50 and 55: that a
-plain cell is not read as them either is only right."""
+is *textured*: xbomb's covered cell, a checker of one-pixel black and white dots, has 85;
+no other cell look of the shipped skins of 20 px or more has more than 25 (xdemineur's
+mine). Ace of Penguins' 2 and 3 at 12 px, drawn in one-pixel strokes, have 33 and 37: that
+a plain cell is not read as them either is only right."""
 FLAT = 2.0
 """A cell with less fine detail than this is *plain*, and is not read as a textured look,
 however close it comes at :data:`CELL_SIZE`: averaged down, a checker of dots and a plain
 grey are the same, and a grey desktop beside an xbomb window was read as more covered
 cells. (Shrunk to half its size a checker turns plain too, so an xbomb board at 50% does
-not read; in the fixtures' covered cells it stays above 4 at 75%, and 13 at 125% and
+not read; in the fixtures' covered cells it stays above 6 at 75%, and 10 at 90% to
 200%.)"""
 
 SPREAD_SHARE = 0.25
@@ -713,8 +713,14 @@ def fine_detail(image: Image, geometry: Geometry | None = None,
                 cells: npt.NDArray[np.intp] | None = None) -> Floats:
     """How much the middle of each of ``cells`` (flat indices of ``geometry``'s cells; all
     of them by default; the whole image as one cell without a lattice) varies from pixel
-    to pixel: the mean difference from the 3x3 blur, in grey levels, over the cell's inner
-    three fifths, clear of the lines between cells."""
+    to pixel both ways: the mean difference from the blur of three pixels across, and the
+    one from the blur of three down, the lesser of the two, in grey levels, over the cell's
+    inner three fifths, clear of the lines between cells.
+
+    A checker of dots varies both ways; a straight edge only across it, so a plain area
+    with a window's frame at its side stays plain (a grey desktop beside an xbomb window
+    shrunk to 75%, where that frame fell inside the middle of a column of cells beyond the
+    board, read as more covered cells)."""
     if geometry is None:
         geometry = Geometry(0.0, 0.0, float(image.shape[1]), float(image.shape[0]), 1, 1)
     cells = np.arange(geometry.rows * geometry.cols) if cells is None else cells
@@ -724,7 +730,6 @@ def fine_detail(image: Image, geometry: Geometry | None = None,
     geometry = geometry.moved(-left, -top)
     height, width = image.shape[:2]
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    sums = cv2.integral(np.abs(grey - cv2.blur(grey, (3, 3))))
     rows, cols = np.divmod(cells, geometry.cols)
     x0 = np.clip(np.rint(geometry.left + (cols + 0.2) * geometry.pitch_x), 1, width - 1)
     x1 = np.clip(np.rint(geometry.left + (cols + 0.8) * geometry.pitch_x), 1, width - 1)
@@ -732,8 +737,11 @@ def fine_detail(image: Image, geometry: Geometry | None = None,
     y1 = np.clip(np.rint(geometry.top + (rows + 0.8) * geometry.pitch_y), 1, height - 1)
     x0, x1, y0, y1 = (a.astype(np.intp) for a in (x0, x1, y0, y1))
     area = np.maximum((x1 - x0) * (y1 - y0), 1)
-    total = sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]
-    return np.asarray(total / area, np.float32)
+    details = []
+    for size in ((3, 1), (1, 3)):  # across, then down
+        sums = cv2.integral(np.abs(grey - cv2.blur(grey, size)))
+        details.append((sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]) / area)
+    return np.asarray(np.minimum(*details), np.float32)
 
 
 def match_lattice(image: Image, geometry: Geometry, skin: Skin) -> Match:

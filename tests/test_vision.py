@@ -26,6 +26,7 @@ from autoplay.vision import (
     FLAT,
     GREY_SPREAD,
     SHIPPED_SKINS,
+    TEXTURED,
     Geometry,
     Image,
     Skin,
@@ -124,6 +125,25 @@ def test_an_xbomb_window_on_a_grey_desktop_reads_without_the_desktop(
     reading = read_screenshot(on_desktop(image, grey), list(skins.values()))
     assert (reading.skin, reading.unrecognized) == ("xbomb", ())
     assert str(reading.board) == str(truth)
+
+
+@pytest.mark.parametrize("name", ["16x16-new", "30x16-new"])
+def test_a_shrunk_xbomb_window_on_a_grey_desktop_gains_no_column(
+        name: str, skins: dict[str, Skin]) -> None:
+    """At 75% the window's thin frame fell inside the middle of the column beyond the
+    board, and the grey desktop there, with that edge's detail, read as covered cells."""
+    image, truth = fixture("xbomb", name)
+    reading = read_screenshot(on_desktop(scaled(image, 0.75), 150), list(skins.values()))
+    assert str(reading.board) == str(truth)
+
+
+def test_an_edge_has_no_fine_detail_and_a_checker_has() -> None:
+    """Detail is counted both ways: an edge varies across it only."""
+    edge = np.full((20, 20, 3), 150, np.uint8)
+    edge[:, 9:11] = 255
+    checker = np.indices((20, 20)).sum(axis=0) % 2 * 255
+    assert fine_detail(edge)[0] < FLAT
+    assert fine_detail(as_bgr(checker.astype(np.uint8)))[0] >= TEXTURED
 
 
 @pytest.mark.parametrize(("name", "colour"), [
