@@ -33,7 +33,6 @@ from autoplay.vision import (
     Reading,
     Skin,
     as_bgr,
-    as_read,
     cell_features,
     is_grey,
     match_cells,
@@ -830,45 +829,28 @@ def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
 
     Fitting can misjudge the pitch by a few tenths of a percent on a rescaled board full
     of one look (a lost game's mines), enough to put its far lines off their cells, so
-    that :func:`_settle` leaves them out; the polished pitch reaches them. Only the best
-    board is grown: polishing every stray lattice of the ladder again costs too much.
-
-    A lattice read whole is also grown at the pitch it is read at
-    (:func:`~autoplay.vision.as_read`), and the step that adds more lines taken: a
-    polished pitch can end anywhere that reads alike, and the line beyond then fall a
-    pixel off its cells (the xdemineur 30x16 mid-game board at 75%, settled under OpenCV 5
-    as its left 24 columns, stopped at 28)."""
+    that :func:`_settle` leaves them out; the polished pitch reaches them (the xdemineur
+    30x16 mid-game board at 75%, settled under OpenCV 5 as its left 24 columns). Only the
+    best board is grown: polishing every stray lattice of the ladder again costs too
+    much."""
     geometry, match = candidate.geometry, candidate.match
     while True:  # each step adds a line: the image's size ends it
-        steps = [step for lattice in dict.fromkeys((geometry, as_read(geometry)))
-                 if (step := _grown_by_lines(image, skin, geometry, lattice)) is not None]
-        if not steps:
+        grown = _clip(geometry.grown(1, 1, 1, 1), image)
+        if grown is None:
             break
-        larger, larger_match = max(steps, key=lambda step: step[0].rows * step[0].cols)
-        geometry, match = _polish(image, skin, larger, larger_match)
+        block = _block(grown, geometry)
+        if (block[2] - block[0], block[3] - block[1]) != (geometry.rows, geometry.cols):
+            break  # the lattice itself goes past the image: nothing to grow
+        grown_match = match_lattice(image, grown, skin)
+        moved = _moved_edges(grown, grown_match, block)
+        if moved is None:
+            break
+        edges, larger = moved
+        if (edges == block or edges[0] > block[0] or edges[1] > block[1]
+                or edges[2] < block[2] or edges[3] < block[3]):
+            break
+        geometry, match = _polish(image, skin, larger, grown_match.block(grown.cols, edges))
     return _Candidate(geometry, match)
-
-
-def _grown_by_lines(image: Image, skin: Skin, geometry: Geometry, lattice: Geometry
-                    ) -> tuple[Geometry, Match] | None:
-    """The board ``geometry`` with the lines beyond its edges that are alike, on
-    ``lattice`` (its cells, at a pitch they read alike at), and their match; None when
-    no line is added, or one of its own is dropped."""
-    grown = _clip(lattice.grown(1, 1, 1, 1), image)
-    if grown is None:
-        return None
-    block = _block(grown, geometry)
-    if (block[2] - block[0], block[3] - block[1]) != (geometry.rows, geometry.cols):
-        return None  # the lattice itself goes past the image: nothing to grow
-    grown_match = match_lattice(image, grown, skin)
-    moved = _moved_edges(grown, grown_match, block)
-    if moved is None:
-        return None
-    edges, larger = moved
-    if (edges == block or edges[0] > block[0] or edges[1] > block[1]
-            or edges[2] < block[2] or edges[3] < block[3]):
-        return None
-    return larger, grown_match.block(grown.cols, edges)
 
 
 def _moved_edges(grown: Geometry, grown_match: Match, block: tuple[int, int, int, int]

@@ -504,8 +504,13 @@ def resample(image: Image, rows: int, cols: int) -> Image:
 def shrink(image: Image, width: int, height: int) -> Image:
     """Resize by area averaging (by interpolation when it grows)."""
     shrinking = image.shape[1] >= width and image.shape[0] >= height
-    return np.asarray(cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA
-                                 if shrinking else cv2.INTER_LINEAR), np.uint8)
+    return np.asarray(cv2.resize(image, (width, height), interpolation=_resizing(shrinking)),
+                      np.uint8)
+
+
+def _resizing(shrinking: bool) -> int:
+    """How cv2.resize should resize: area averaging to shrink, interpolation to grow."""
+    return cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
 
 
 def cell_features(image: Image, geometry: Geometry) -> Floats:
@@ -534,7 +539,12 @@ def cell_features(image: Image, geometry: Geometry) -> Floats:
                                              (crop.shape[1], crop.shape[0]),
                                              flags=cv2.INTER_LINEAR,
                                              borderMode=cv2.BORDER_REPLICATE), np.uint8)
-        block = resample(crop[:height, :width], geometry.rows, geometry.cols)
+        # By scale factors, not to a size: resized from round(cols * pitch) pixels, the
+        # far cells of a board 30 cells wide shrunk to 75% fell up to half a pixel off.
+        scale_x, scale_y = CELL_SIZE / geometry.pitch_x, CELL_SIZE / geometry.pitch_y
+        block = np.asarray(cv2.resize(crop, None, fx=scale_x, fy=scale_y, interpolation=(
+            _resizing(scale_x <= 1 and scale_y <= 1))), np.uint8)
+        block = block[:geometry.rows * CELL_SIZE, :geometry.cols * CELL_SIZE]
     cells = block.reshape(geometry.rows, CELL_SIZE, geometry.cols, CELL_SIZE, 3)
     return cells.transpose(0, 2, 1, 3, 4).reshape(geometry.rows * geometry.cols, -1).astype(
         np.float32)
@@ -547,30 +557,14 @@ def _lies_between(geometry: Geometry) -> bool:
 
 
 def is_read_whole(geometry: Geometry) -> bool:
-    """Whether :func:`cell_features` reads the lattice as one block of whole pixels,
-    ``round(cols * pitch_x)`` wide and ``round(rows * pitch_y)`` high, resized whole;
-    else cell by cell, at its pitch exactly.
+    """Whether :func:`cell_features` reads the lattice as one block, resized whole to
+    CELL_SIZE a cell at its pitch exactly; else cell by cell.
 
     Cells are shrunk by area averaging: a board between pixels as it lies, one on a pixel
     edge by cv2.resize, which takes the same areas faster. Cells smaller than CELL_SIZE
     grow by interpolation instead, so such a board is first moved onto a pixel edge."""
     return not (_lies_between(geometry)
                 and geometry.pitch_x >= CELL_SIZE and geometry.pitch_y >= CELL_SIZE)
-
-
-def as_read(geometry: Geometry) -> Geometry:
-    """The lattice at the pitch :func:`cell_features` reads its cells at: the lines
-    beyond its edges where that reading puts them.
-
-    A lattice read whole (:func:`is_read_whole`) is read at ``round(cols * pitch_x) /
-    cols``, so a pitch polished to it can end anywhere that rounds alike, up to half a
-    pixel over the board off (see :func:`~autoplay.locate._extend`)."""
-    if not is_read_whole(geometry):
-        return geometry
-    return Geometry(geometry.left, geometry.top,
-                    round(geometry.cols * geometry.pitch_x) / geometry.cols,
-                    round(geometry.rows * geometry.pitch_y) / geometry.rows,
-                    geometry.rows, geometry.cols)
 
 
 def _box_means(crop: Image, start: tuple[float, float], pitch: tuple[float, float],

@@ -31,14 +31,12 @@ from autoplay.vision import (
     Image,
     Skin,
     as_bgr,
-    as_read,
     cell_features,
     decode_image,
     encode_image,
     fine_detail,
     is_grey,
     is_image,
-    is_read_whole,
     load_skins,
     match_lattice,
     read_board,
@@ -375,8 +373,7 @@ def test_a_shrunk_board_keeps_every_line(name: str, scale: float, skins: dict[st
 def test_a_board_settled_far_short_grows_to_its_edges(skins: dict[str, Skin]) -> None:
     """Under OpenCV 5 this board at 75% settled as its left 24 columns, its pitch fitted
     at 15.74 px (15.75 true). Grown from there, it must reach all 30: four steps at most
-    stopped it at 28, and so did the polished pitch alone, which put the 29th column a
-    pixel off its cells."""
+    stopped it at 28."""
     image, truth = fixture("xdemineur", "30x16-mid")
     shrunk, skin = scaled(image, 0.75), skins["xdemineur"]
     short = Geometry(11.968148, 60.664375, 15.740655, 15.747916, 16, 24)
@@ -388,20 +385,19 @@ def test_a_board_settled_far_short_grows_to_its_edges(skins: dict[str, Skin]) ->
     assert misread <= {entry.cell for entry in reading.unrecognized}
 
 
-def test_a_lattice_is_read_at_the_pitch_as_read_gives() -> None:
-    """:func:`as_read` moves only the lines beyond the board: its cells read the same."""
-    image = np.random.default_rng(3).integers(0, 256, (330, 500, 3), dtype=np.uint8)
-    for geometry in (Geometry(11.97, 60.66, 15.7407, 15.7479, 16, 28),  # cells under 16 px
-                     Geometry(12.0, 60.0, 21.013, 20.98, 9, 12),  # on a pixel edge
-                     Geometry(12.5, 60.0, 21.013, 20.98, 9, 12)):  # read cell by cell
-        read = as_read(geometry)
-        assert is_read_whole(read) == is_read_whole(geometry)
-        assert np.array_equal(cell_features(image, read), cell_features(image, geometry))
-        if is_read_whole(geometry):
-            assert (read.pitch_x * read.cols, read.pitch_y * read.rows) == pytest.approx(
-                (round(geometry.pitch_x * geometry.cols), round(geometry.pitch_y * geometry.rows)))
-        else:
-            assert read == geometry
+@pytest.mark.parametrize("geometry", [
+    Geometry(11.97, 60.66, 15.7407, 15.7479, 16, 30),  # cells under 16 px
+    Geometry(12.0, 60.0, 21.013, 20.98, 9, 12),  # on a pixel edge
+    Geometry(12.5, 60.0, 21.013, 20.98, 9, 12),  # read cell by cell
+], ids=["small", "on-pixels", "between-pixels"])
+def test_a_cell_reads_the_same_however_far_the_lattice_goes(geometry: Geometry) -> None:
+    """Read whole from round(cols * pitch) pixels, a lattice was read at a pitch that
+    changed with its size, and the far cells of a 30-column board at 75% fell up to half
+    a pixel off theirs."""
+    image = np.random.default_rng(3).integers(0, 256, (400, 520, 3), dtype=np.uint8)
+    shorter = geometry.grown(0, 0, 0, -1)
+    cells = cell_features(image, geometry).reshape(geometry.rows, geometry.cols, -1)
+    assert np.array_equal(cell_features(image, shorter).ravel(), cells[:, :-1].ravel())
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda path: f"{path.parent.name}/{path.stem}")
