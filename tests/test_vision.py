@@ -359,11 +359,14 @@ def test_a_board_between_display_scalings_is_read_whole(skins: dict[str, Skin]) 
     ("xdemineur/12x9-new", 0.75),
     ("xdemineur/30x16-crowded-counts-4-lost", 0.9),  # mines everywhere: the fit drifts
     ("xdemineur/30x16-crowded-counts-5-lost", 0.9),
+    ("xdemineur/30x16-crowded-counts-6-lost", 0.75),  # read at a pitch rounded to pixels,
+    ("xdemineur/30x16-crowded-counts-7-lost", 0.75),  # 28 columns of 30, or cells off
 ])
 def test_a_shrunk_board_keeps_every_line(name: str, scale: float, skins: dict[str, Skin]
                                          ) -> None:
     """Shrunk, these read a line or two short, with no warning, before the edge search
-    took a leaning cell for a cell and grew the polished lattice."""
+    took a leaning cell for a cell and grew the polished lattice, and before a block of
+    cells was resized by the scale its pitch gives."""
     image, truth = load(SCREENSHOTS / f"{name}.png")
     reading = read_screenshot(scaled(image, scale), list(skins.values()))
     assert (reading.skin, reading.unrecognized) == (name.split("/")[0], ())
