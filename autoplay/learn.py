@@ -74,7 +74,7 @@ def learn_skin(name: str, examples: Sequence[tuple[Image, Board]]) -> Skin:
         fitted.append((image, geometry))
         for cell in board.cells():
             _add_look(templates, LABEL_OF_STATE[board[cell]], image, geometry, cell)
-    cells = np.stack([resample(t.image, 1, 1).ravel() for t in templates])
+    cells = np.stack([resample(t.image).ravel() for t in templates])
     for image, geometry in fitted:
         ring = geometry.grown(1, 1, 1, 1)
         for cell in Board.empty(ring.cols, ring.rows).cells():
@@ -82,7 +82,7 @@ def learn_skin(name: str, examples: Sequence[tuple[Image, Board]]) -> Skin:
             x0, y0, x1, y1 = ring.cell_box(cell)
             if inner or x0 < 0 or y0 < 0 or x1 > image.shape[1] or y1 > image.shape[0]:
                 continue
-            look = resample(image[y0:y1, x0:x1], 1, 1).ravel().astype(np.float32)
+            look = resample(image[y0:y1, x0:x1]).ravel().astype(np.float32)
             if np.sqrt(((cells - look) ** 2).mean(axis=1)).min() > _OUTSIDE_DISTANCE:
                 _add_look(templates, "outside", image, ring, cell)
     pitch = fitted[0][1]
@@ -125,8 +125,8 @@ def _add_look(templates: list[Template], label: str, image: Image, geometry: Geo
     """Add the cell's look as a template of ``label``, unless one is already close to it."""
     x0, y0, x1, y1 = geometry.cell_box(cell)
     look = image[y0:y1, x0:x1]
-    features = resample(look, 1, 1).ravel()
-    if all(rms(resample(t.image, 1, 1).ravel(), features) > _VARIANT_DISTANCE
+    features = resample(look).ravel()
+    if all(rms(resample(t.image).ravel(), features) > _VARIANT_DISTANCE
            for t in templates if t.label == label):
         templates.append(Template(label, look.copy()))
 

@@ -218,7 +218,7 @@ class Skin:
     def __post_init__(self) -> None:
         if all(t.state == OUTSIDE for t in self.templates):
             raise SkinError(f"skin {self.name!r} has no cell templates")
-        features = np.stack([resample(t.image, 1, 1).ravel() for t in self.templates])
+        features = np.stack([resample(t.image).ravel() for t in self.templates])
         object.__setattr__(self, "features", features.astype(np.float32))
         object.__setattr__(self, "states", np.array([t.state for t in self.templates]))
         object.__setattr__(self, "apart", template_distances(self.features, self))
@@ -496,9 +496,9 @@ def rms(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> float:
     return float(np.sqrt(np.mean((a.astype(np.float32) - b.astype(np.float32)) ** 2)))
 
 
-def resample(image: Image, rows: int, cols: int) -> Image:
-    """Resize a block of rows x cols cells so that every cell is CELL_SIZE a side."""
-    return shrink(image, cols * CELL_SIZE, rows * CELL_SIZE)
+def resample(image: Image) -> Image:
+    """Resize the image of one cell to CELL_SIZE a side."""
+    return shrink(image, CELL_SIZE, CELL_SIZE)
 
 
 def shrink(image: Image, width: int, height: int) -> Image:
@@ -530,7 +530,7 @@ def cell_features(image: Image, geometry: Geometry) -> Floats:
     pads = (max(0, -y0), max(0, y1 - rows), max(0, -x0), max(0, x1 - cols))
     if any(pads):  # the edge cells of a tight crop: repeat the image's last pixels
         crop = np.asarray(cv2.copyMakeBorder(crop, *pads, cv2.BORDER_REPLICATE), np.uint8)
-    if not is_read_whole(geometry):
+    if not _is_read_whole(geometry):
         block = _box_means(crop, (dx, dy), (geometry.pitch_x, geometry.pitch_y),
                            (geometry.cols, geometry.rows))
     else:
@@ -556,7 +556,7 @@ def _lies_between(geometry: Geometry) -> bool:
                 or geometry.top - np.floor(geometry.top) > 0.05)
 
 
-def is_read_whole(geometry: Geometry) -> bool:
+def _is_read_whole(geometry: Geometry) -> bool:
     """Whether :func:`cell_features` reads the lattice as one block, resized whole to
     CELL_SIZE a cell at its pitch exactly; else cell by cell.
 

@@ -30,6 +30,7 @@ from autoplay.vision import (
     Geometry,
     Image,
     Skin,
+    _box_means,
     as_bgr,
     cell_features,
     decode_image,
@@ -390,7 +391,7 @@ def test_a_board_settled_far_short_grows_to_its_edges(skins: dict[str, Skin]) ->
 
 @pytest.mark.parametrize("geometry", [
     Geometry(11.97, 60.66, 15.7407, 15.7479, 16, 30),  # cells under 16 px
-    Geometry(12.0, 60.0, 21.013, 20.98, 9, 12),  # on a pixel edge
+    Geometry(12.0, 60.0, 21.3, 20.7, 9, 12),  # on a pixel edge
     Geometry(12.5, 60.0, 21.013, 20.98, 9, 12),  # read cell by cell
 ], ids=["small", "on-pixels", "between-pixels"])
 def test_a_cell_reads_the_same_however_far_the_lattice_goes(geometry: Geometry) -> None:
@@ -401,6 +402,18 @@ def test_a_cell_reads_the_same_however_far_the_lattice_goes(geometry: Geometry) 
     shorter = geometry.grown(0, 0, 0, -1)
     cells = cell_features(image, geometry).reshape(geometry.rows, geometry.cols, -1)
     assert np.array_equal(cell_features(image, shorter).ravel(), cells[:, :-1].ravel())
+
+
+def test_a_lattice_on_a_pixel_edge_reads_as_the_exact_means_of_its_cells() -> None:
+    """Resized whole, its cells read as the area means taken cell by cell at its pitch
+    exactly, to a grey level: resized from round(cols * pitch) pixels, its last column
+    was off by up to 22."""
+    image = np.random.default_rng(5).integers(0, 256, (300, 400, 3), dtype=np.uint8)
+    geometry = Geometry(12.0, 60.0, 21.3, 20.7, 9, 12)
+    exact = _box_means(image[60:, 12:], (0.0, 0.0), (21.3, 20.7), (12, 9))
+    cells = exact.reshape(9, CELL_SIZE, 12, CELL_SIZE, 3).transpose(0, 2, 1, 3, 4)
+    difference = cell_features(image, geometry) - cells.reshape(9 * 12, -1)
+    assert np.abs(difference).max() <= 1
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda path: f"{path.parent.name}/{path.stem}")
