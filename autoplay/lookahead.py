@@ -16,9 +16,12 @@ in order:
    survives this click and the next. For each number ``v`` the cell could show, the board
    is counted again with it shown, and its two safest cells s1 and s2 give
    ``P(shows v)·(4·s1 + s2)/5`` (:data:`BLEND`), summed over ``v``; a nudge of 0.1% times
-   the chance that a proven-safe cell follows breaks near-ties. A cell that can show only
-   one number is *dead*: opening it tells nothing, so it can be left for later at no cost,
-   and it is played only when every candidate is dead.
+   the chance that a proven-safe cell follows breaks near-ties. Exact ties are common (when
+   the safest cells after a guess lie away from it, its own safety alone sets its score):
+   they go to the cell likeliest to show a zero, then to the one expected to open the most
+   cells (the tie-breaks of the PSEQ strategy), and only then to ``rng``. A cell that can
+   show only one number is *dead*: opening it tells nothing, so it can be left for later
+   at no cost, and it is played only when every candidate is dead.
 
    The candidates are the frontier cells with at least nine tenths (:data:`NEAR`) of the
    safest cell's safe layouts and, when they are within a twentieth of the safest frontier
@@ -52,6 +55,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 from autoplay.board import MINE, UNKNOWN, Board, Cell, is_mine_like
@@ -281,11 +285,11 @@ def _secondary_safety(problem: Problem, counter: LayoutCounter, count: Count,
     candidates = _candidates(problem, mined, layouts)
     scores: dict[int, int] = {}
     dead: list[int] = []
-    clears: dict[int, set[int]] = {}
+    outlooks: dict[int, _Outlook] = {}
     for j in candidates:
         floor = max(scores.values(), default=0)
         try:
-            score = _score(problem, counter, j, mined, layouts, floor, clears)
+            score = _score(problem, counter, j, mined, layouts, floor, outlooks)
         except _OutOfBudgetAhead:
             return None
         if score is None:
@@ -295,9 +299,11 @@ def _secondary_safety(problem: Problem, counter: LayoutCounter, count: Count,
     if not scores:
         return dead[0] if dead else candidates[0]
     top = max(scores.values())
-    choice = rng.choice([j for j, score in scores.items() if score == top])
+    tied = [j for j, score in scores.items() if score == top]
+    best = max(outlooks[j].tie_break() for j in tied)
+    choice = rng.choice([j for j in tied if outlooks[j].tie_break() == best])
     # A safer cell that is safe wherever the choice is comes first (see the module docstring).
-    safer = [j for j in clears[choice] if mined[j] < mined[choice]]
+    safer = [j for j in outlooks[choice].clears if mined[j] < mined[choice]]
     if safer:
         return min(safer, key=lambda j: (mined[j], unopened_around(problem.board, j), j))
     return choice
@@ -348,13 +354,31 @@ class _OutOfBudgetAhead(Exception):
     """A position looked at ahead needed more than the work bound."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Outlook:
+    """What opening a candidate reveals beyond its score, in layouts of the board."""
+
+    clears: set[int]
+    """The other cells proven safe whatever it shows: those safe in every layout where it is."""
+    zero: int
+    """The layouts where it is safe with no mine among its unknown neighbours (a zero)."""
+    opened: int
+    """The cells proven safe once it shows its number, itself included, summed over the
+    layouts where it is safe: the cells it opens, as the player goes on to open them."""
+
+    def tie_break(self) -> tuple[int, int]:
+        """PSEQ's tie-breaks: the likeliest zero, then the most cells expected to open."""
+        return self.zero, self.opened
+
+
 def _score(problem: Problem, counter: LayoutCounter, cell: int, mined: dict[int, int],
-           layouts: int, floor: int, clears: dict[int, set[int]] | None = None) -> int | None:
+           layouts: int, floor: int,
+           outlooks: dict[int, _Outlook] | None = None) -> int | None:
     """Secondary safety of ``cell`` with its nudge, times sum(BLEND)·layouts·_NUDGE·layouts
     (so exact in integers); None for a dead cell, -1 once it cannot reach ``floor``.
 
-    A complete count also puts in ``clears[cell]`` the other cells proven safe whatever
-    ``cell`` shows: those safe in every layout where it is."""
+    A complete count also puts in ``outlooks[cell]`` what the cell reveals (:class:`_Outlook`).
+    """
     safe = layouts - mined[cell]
     weight = sum(BLEND)
     if weight * safe * (_NUDGE * layouts + safe) < floor:
@@ -363,7 +387,7 @@ def _score(problem: Problem, counter: LayoutCounter, cell: int, mined: dict[int,
     around = board.neighbour_indices(cell)
     known = sum(1 for j in around if is_mine_like(board.states[j]))
     unknown = sum(1 for j in around if board.states[j] == UNKNOWN)
-    total = progress = 0
+    total = progress = opened = zero = 0
     left = safe
     proven: set[int] | None = None
     for value in range(known, known + unknown + 1):
@@ -377,14 +401,16 @@ def _score(problem: Problem, counter: LayoutCounter, cell: int, mined: dict[int,
             return None
         shown_safe = {j for cells, m in after.groups if m == 0 for j in cells}
         proven = shown_safe if proven is None else proven & shown_safe
+        opened += after.layouts * len(shown_safe)
+        zero += after.layouts if value == known else 0
         first, second = _two_safest(after, cell)
         total += weight * after.layouts - BLEND[0] * first - BLEND[1] * second
         progress += after.layouts if first == 0 else 0
         left -= after.layouts
         if (total + weight * left) * (_NUDGE * layouts + progress + left) < floor:
             return -1
-    if clears is not None:
-        clears[cell] = (proven or set()) - {cell}
+    if outlooks is not None:
+        outlooks[cell] = _Outlook((proven or set()) - {cell}, zero, opened)
     return total * (_NUDGE * layouts + progress)
 
 

@@ -17,6 +17,8 @@ from autoplay.lookahead import (
     ALL_OUTSIDE,
     CANDIDATES,
     _candidates,
+    _Outlook,
+    _score,
     choose_guess,
     endgame_move,
     forced_guess,
@@ -149,6 +151,51 @@ def test_secondary_safety_is_that_of_brute_force(board: Board) -> None:
             expected = (Fraction(score, 5 * total)
                         * Fraction(1000 * total + progress, 1000 * total))
         assert secondary_safety(board, cell) == expected, cell
+
+
+@pytest.mark.parametrize("board", POSITIONS[1::3], ids=str)
+def test_the_outlook_of_a_guess_is_that_of_brute_force(board: Board) -> None:
+    truth = enumerate_layouts(board)
+    problem = Problem(board)
+    counter = LayoutCounter()
+    count = counter.count(problem)
+    assert count is not None
+    mined = count.mined()
+    unknown = board.unknown_cells()
+    for cell in unknown:
+        if truth.mined_in[cell] == truth.layouts:
+            continue
+        parts = by_shown(board, cell, truth.fitting)
+        outlooks: dict[int, _Outlook] = {}
+        score = _score(problem, counter, board.index(cell), mined, truth.layouts, 0, outlooks)
+        if len(parts) < 2:
+            assert score is None and not outlooks, cell
+            continue
+        around = [n for n in board.neighbours(cell) if n in unknown]
+        zero = sum(1 for layout in truth.fitting
+                   if cell not in layout and not layout.intersection(around))
+        opened = 0
+        proven = set(unknown)
+        for part in parts:
+            tally = mined_in(part)
+            safe = {c for c in unknown if tally.get(c, 0) == 0}
+            opened += len(part) * len(safe)
+            proven &= safe
+        outlook = outlooks[board.index(cell)]
+        assert outlook.zero == zero and outlook.opened == opened, cell
+        assert outlook.clears == {board.index(c) for c in proven - {cell}}, cell
+
+
+def test_ties_of_secondary_safety_go_to_the_likeliest_zero() -> None:
+    # After an opening in the corner, the far corners and (0, 3), (3, 0) have the same
+    # secondary safety: whichever the next move's safest cell is, it is far from them. But
+    # (0, 3) and (3, 0) touch the mine the 1 beside them has, so they never show a zero.
+    board = Board.parse("mines: 10\n01.......\n13.......\n" + ".........\n" * 7)
+    corners, sides = [Cell(0, 8), Cell(8, 0), Cell(8, 8)], [Cell(0, 3), Cell(3, 0)]
+    scores = {secondary_safety(board, cell) for cell in corners + sides}
+    assert len(scores) == 1
+    picks = {choose_guess(board, random.Random(seed)).cell for seed in range(30)}
+    assert picks == set(corners)  # the coin still chooses among the corners
 
 
 @pytest.mark.parametrize("board", list(guess_positions(16, 16, 40, 20, most_unknown=256))[::3],
