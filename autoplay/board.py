@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
-from autoplay.errors import BoardFormatError, ImpossibleCount
+from autoplay.errors import BoardFormatError, ImpossibleCount, plural
 
 UNKNOWN = -1
 """An unopened cell with nothing known about it."""
@@ -175,9 +175,8 @@ class Board:
                 row.append(state)
                 columns.append(column)
             if rows and len(row) != len(rows[0]):
-                plural = "" if len(row) == 1 else "s"
                 raise BoardFormatError(
-                    f"line {number}: row has {len(row)} cell{plural}, expected {len(rows[0])} "
+                    f"line {number}: row has {plural(len(row), 'cell')}, expected {len(rows[0])} "
                     f"(as in line {first_line}): {line.strip()!r}")
             if not rows:
                 first_line = number
@@ -193,7 +192,7 @@ class Board:
                 if state > room:
                     raise ImpossibleCount(
                         f"line {number}, column {columns[c]}: count {state} is larger than the "
-                        f"cell's {room} neighbours, so no mine layout fits", board)
+                        f"cell's {plural(room, 'neighbour')}, so no mine layout fits", board)
         return board
 
     def __str__(self) -> str:

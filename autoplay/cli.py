@@ -8,6 +8,7 @@ Ctrl-C exits 130 with ``Interrupted``.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import math
@@ -43,6 +44,7 @@ from autoplay.errors import (
     InconsistentBoard,
     SkinError,
     UnknownCells,
+    plural,
 )
 from autoplay.lookahead import choose_guess
 from autoplay.nonogram import Clues, solutions
@@ -82,19 +84,33 @@ class _Seconds(click.FloatRange):
 _SECONDS = _Seconds()
 
 
+def _file_path(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    """A file option's path, refusing the empty name (which a Path takes for '.')."""
+    if value is None:
+        return None
+    if not value:
+        raise click.BadParameter("the file name is empty")
+    return Path(value)
+
+
 def _output(*suffixes: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
     """An option callback that checks an output file before the work that fills it: that
     its name ends in one of ``suffixes`` and its folder exists."""
-    def check(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-        if value is None:
+    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+        path = _file_path(ctx, param, value)
+        if path is None:
             return None
-        path = Path(value)
         if path.suffix.lower() not in suffixes:
-            raise click.BadParameter(f"{str(value)!r} must end in {', '.join(suffixes)}")
+            raise click.BadParameter(f"{value!r} must end in {', '.join(suffixes)}")
         if not path.parent.is_dir():
             raise click.BadParameter(f"there is no folder {str(path.parent)!r} to write in")
-        return value
+        return path
     return check
+
+
+_db_option = click.option(
+    "--db", type=click.Path(dir_okay=False), callback=_file_path,
+    help="The statistics file (default: in the user's data directory).")
 
 
 _IMAGE_OUTPUT = _output(".png", ".jpg", ".jpeg", ".bmp", ".webp")
@@ -196,8 +212,32 @@ def _more_logging(ctx: click.Context, param: click.Parameter, verbose: int) -> N
 
 
 def main() -> None:
-    """The console entry point."""
-    cli(prog_name="autoplay")
+    """The console entry point.
+
+    Standard output is flushed here, before Python's exit would: a full disk is then told
+    in one line, not by a traceback. Output that cannot be written ends the run with exit
+    code 1, quietly for a closed pipe (``| head``), as Click does.
+    """
+    if sys.stdout is None:  # started with its output closed: nothing could be told
+        sys.exit("Error: standard output is closed")
+    status: str | int | None
+    try:
+        cli(prog_name="autoplay")
+    except SystemExit as done:
+        status = done.code
+    except OSError as error:  # no command catches it: a write to a full disk, say
+        status = f"Error: {error.strerror or error}" + (
+            f": {error.filename}" if error.filename is not None else "")
+        if error.errno == errno.EPIPE:
+            status = 1
+    try:
+        sys.stdout.flush()
+    except OSError as error:
+        status = 1 if error.errno == errno.EPIPE else (
+            f"Error: cannot write to standard output: {error.strerror}")
+        with contextlib.suppress(OSError, ValueError), open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), sys.stdout.fileno())  # so the flush at exit succeeds
+    sys.exit(status)
 
 
 _DEFAULT_COUNT_LIMIT = 10_000
@@ -224,7 +264,7 @@ _DEFAULT_COUNT_LIMIT = 10_000
               help="Write the screenshot with proven-safe cells and mines drawn on it.")
 def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
           count: str | None, timeout: float | None, skin_name: str | None,
-          allow_unknown: bool, odds: bool, annotate: str | None) -> None:
+          allow_unknown: bool, odds: bool, annotate: Path | None) -> None:
     """Prove which cells of a board are safe and which are mines.
 
     SOURCE is a screenshot (PNG, JPEG...) or a text board ('-' for standard input): one row
@@ -240,17 +280,24 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
                                f"questions")
     data = _read_bytes(source)
     screenshot = _read_screenshot(data, source, skin_name, allow_unknown)
-    if annotate and screenshot is None:
-        raise click.UsageError("--annotate needs a screenshot, not a text board")
+    if screenshot is None:
+        for option, value in (("--annotate", annotate), ("--skin", skin_name),
+                              ("--allow-unknown", allow_unknown)):
+            if value:
+                raise click.UsageError(f"{option} needs a screenshot, not a text board")
     try:
         board = (screenshot[1].board.with_mines(_screenshot_mines(screenshot[1], mines, as_json))
                  if screenshot else Board.parse(_decode_text(data, source), mines=mines))
-    except ImpossibleCount as error:
+    except ImpossibleCount as error:  # no layout fits: the answer of --count and --layout
+        if count_limit is not None:
+            _print_count(0, count_limit, as_json)
+        if layout:
+            _print_layout(error.board, as_json, None)
         _fail_inconsistent(error.board, str(error), as_json)
     if count_limit is not None:
-        _print_count(board, count_limit, as_json)
+        _print_count(count_layouts(board, count_limit), count_limit, as_json)
     elif layout:
-        _print_layout(board, as_json)
+        _print_layout(board, as_json, find_layout(board))
     else:
         deduction, guess = _print_deduction(board, timeout, as_json, odds)
         if annotate and screenshot:
@@ -296,6 +343,8 @@ largest), which already takes seconds and a gigabyte or more."""
 def _read_bytes(source: str) -> bytes:
     try:
         if source == "-":
+            if sys.stdin is None:
+                raise click.ClickException("standard input is closed")
             data = sys.stdin.buffer.read(MAX_INPUT + 1)
         else:
             with open(source, "rb") as handle:
@@ -338,8 +387,9 @@ def _read_screenshot(data: bytes, source: str, skin_name: str | None, allow_unkn
     image = _decode_image(data, source)
     reading = locate.read_screenshot(image, vision.load_skins(skin_name))
     if reading.unrecognized and not allow_unknown:
-        raise UnknownCells(f"{len(reading.unrecognized)} cells of {_input_name(source)} not "
-                           f"recognised (--allow-unknown takes them as unopened): "
+        raise UnknownCells(f"{plural(len(reading.unrecognized), 'cell')} of "
+                           f"{_input_name(source)} not recognised (--allow-unknown takes them "
+                           f"as unopened): "
                            f"{vision.describe(reading)}", reading)
     _warn_of_edges(reading)
     return image, reading
@@ -368,8 +418,8 @@ def _decode_image(data: bytes, source: str) -> vision.Image:
         os.close(saved)
 
 
-def _write_image(path: str, image: vision.Image) -> None:
-    data = vision.encode_image(image, path)
+def _write_image(path: Path, image: vision.Image) -> None:
+    data = vision.encode_image(image, str(path))
     try:
         with open(path, "wb") as handle:
             handle.write(data)
@@ -539,16 +589,15 @@ def _render(board: Board, deduction: Deduction) -> Text:
 def _summary(board: Board, deduction: Deduction) -> str:
     unknown = len(board.unknown_cells())
     open_cells = unknown - len(deduction.safe) - len(deduction.mines) - len(deduction.undecided)
-    summary = (f"{len(deduction.safe)} safe (+), {_plural(len(deduction.mines), 'mine')} (!), "
-               f"{open_cells} not determined, of {_plural(unknown, 'unopened cell')}")
+    summary = (f"{len(deduction.safe)} safe (+), {plural(len(deduction.mines), 'mine')} (!), "
+               f"{open_cells} not determined, of {plural(unknown, 'unopened cell')}")
     if deduction.undecided:
         summary += f"; {len(deduction.undecided)} undecided when the time ran out"
     return summary
 
 
-def _print_layout(board: Board, as_json: bool) -> None:
-    """One layout that fits, or 'no solution' and exit 1."""
-    mines = find_layout(board)
+def _print_layout(board: Board, as_json: bool, mines: frozenset[Cell] | None) -> None:
+    """The layout ``mines`` found to fit the board, or 'no solution' and exit 1 for None."""
     if as_json:
         click.echo(json.dumps({"rows": board.height, "cols": board.width, "mines": board.mines,
                                "layout": None if mines is None else
@@ -561,24 +610,19 @@ def _print_layout(board: Board, as_json: bool) -> None:
         sys.exit(1)
 
 
-def _print_count(board: Board, limit: int, as_json: bool) -> None:
-    """How many layouts fit, up to ``limit``; exit 1 when none does."""
-    count = count_layouts(board, limit)
+def _print_count(count: int, limit: int, as_json: bool) -> None:
+    """How many layouts fit, ``count`` (counted up to ``limit``); exit 1 when none does."""
     if as_json:
         click.echo(json.dumps({"layouts": min(count, limit), "more": count > limit,
                                "limit": limit}))
     elif count > limit:
-        click.echo(f"more than {_plural(limit, 'layout')} fit{'' if limit > 1 else 's'}")
+        click.echo(f"more than {plural(limit, 'layout')} fit{'' if limit > 1 else 's'}")
     elif count == 0:
         click.echo("no layout fits")
     else:
         click.echo("exactly one layout fits" if count == 1 else f"{count} layouts fit")
     if count == 0:
         sys.exit(1)
-
-
-def _plural(count: int, noun: str, plural: str | None = None) -> str:
-    return f"{count} {noun if count == 1 else plural or noun + 's'}"
 
 
 @cli.command("bench")
@@ -593,7 +637,8 @@ def bench_command(suites: tuple[str, ...], repeat: int, as_json: bool) -> None:
     Speeds are medians, and each is compared with a reference timed on the same items in
     the same run, so the ratio holds on a busy machine where absolute times do not.
     """
-    results = benchmarks.run(suites or tuple(benchmarks.SUITES), repeat=repeat)
+    results = benchmarks.run(tuple(dict.fromkeys(suites)) or tuple(benchmarks.SUITES),
+                             repeat=repeat)  # each suite once, however often it is named
     if as_json:
         click.echo(json.dumps({"z3": z3_version(), "repeat": repeat, "results": [
             {"suite": m.suite, "name": m.name, "count": m.count, "median_ms": m.median_ms,
@@ -642,7 +687,7 @@ def nonogram_command(source: str, as_json: bool, count: bool) -> None:
         sys.exit(1)
 
 
-_CELL = re.compile(r"(\d+),(\d+)")
+_CELL = re.compile(r"(\d{1,18}),(\d{1,18})")  # int() takes at most 4300 digits
 
 
 @cli.command("sim")
@@ -661,8 +706,7 @@ _CELL = re.compile(r"(\d+),(\d+)")
               help="Open the game here (zero-based) instead of where the rules say.")
 @click.option("--seed", type=int, help="Replays a run exactly (random when not given).")
 @click.option("--workers", type=click.IntRange(min=1), help="Processes; all cores by default.")
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
-              help="The statistics file (default: in the user's data directory).")
+@_db_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def sim_command(preset: str | None, size: str | None, games: int, first_click: FirstClick,
@@ -798,10 +842,9 @@ def _comparison_table(comparisons: list[Comparison]) -> Table:
 
 
 @cli.command("stats")
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
-              help="The statistics file (default: in the user's data directory).")
+@_db_option
 @click.option("--json", "as_json", is_flag=True, help="Print the summaries as JSON.")
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--plot", type=click.Path(dir_okay=False),
               callback=_output(".png", ".svg", ".pdf"),
               help="Also draw them into this image (PNG, SVG or PDF).")
 def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
@@ -850,7 +893,7 @@ def read_command(image: str, skin_name: str | None, as_json: bool) -> None:
         return
     click.echo(reading.text())
     if reading.unrecognized:
-        click.echo(f"{len(reading.unrecognized)} cells not recognised (shown as '?'): "
+        click.echo(f"{plural(len(reading.unrecognized), 'cell')} not recognised (shown as '?'): "
                    f"{vision.describe(reading)}", err=True)
     _warn_of_edges(reading)
 
@@ -889,6 +932,8 @@ def learn_command(image: str, board_path: str, name: str) -> None:
     """
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
         raise click.BadParameter(f"{name!r} is not a plain name", param_hint="'--name'")
+    if image == board_path == "-":
+        raise click.UsageError("IMAGE and --board cannot both be standard input ('-')")
     board = Board.parse(_read_text(board_path))
     skin = learn.learn_skin(name, [(_decode_image(_read_bytes(image), image), board)])
     folder = vision.learned_skins_dir() / name
@@ -924,15 +969,14 @@ _REGION = re.compile(r"(-?\d+),(-?\d+),(\d+),(\d+)")
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="lookahead",
               show_default=True, help="How to guess when nothing is proven safe.")
 @click.option("--seed", type=int, help="Seed for breaking ties between equal guesses.")
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
-              help="The statistics file (default: in the user's data directory).")
+@_db_option
 @click.option("--dry-run", is_flag=True, help="Read the board and show the next moves; no click.")
 @click.option("--annotate", type=click.Path(dir_okay=False, writable=True), metavar="OUT.png",
               callback=_IMAGE_OUTPUT,
               help="With --dry-run: write the board with the next moves drawn on it.")
 def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | None,
                  mines: int | None, monitor: int, region_text: str | None, strategy: Strategy,
-                 seed: int | None, db: Path | None, dry_run: bool, annotate: str | None) -> None:
+                 seed: int | None, db: Path | None, dry_run: bool, annotate: Path | None) -> None:
     """Play the Minesweeper game on the screen, and record every game.
 
     It finds the board, reads it, clicks only cells proven safe (guessing only when none
@@ -991,8 +1035,8 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
             if not quiet:
                 click.echo(f"game {len(records)}: {'won' if record.won else 'lost'} "
                            f"{record.width}x{record.height} in {record.seconds:.2f} s, "
-                           f"{_plural(record.clicks, 'click')}, "
-                           f"{_plural(len(record.guesses), 'guess', 'guesses')}", err=True)
+                           f"{plural(record.clicks, 'click')}, "
+                           f"{plural(len(record.guesses), 'guess', 'guesses')}", err=True)
     if not quiet:
         click.echo(f"recorded in {path}", err=True)
     return records
@@ -1008,9 +1052,8 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
 @click.option("--speed", type=_SECONDS, default=0.0, show_default=True,
               metavar="SECONDS", help="Pause after each click.")
 @click.option("--seed", type=int, help="Seed for breaking ties between equal guesses.")
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
-              help="The statistics file (default: in the user's data directory).")
-@click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path),
+@_db_option
+@click.option("--record", "record_path", type=click.Path(dir_okay=False),
               callback=_output(".gif", ".png"), metavar="FILE",
               help="Save the boards after every move: FILE.gif animated, or FILE.png as a "
               "contact sheet.")

@@ -47,7 +47,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from autoplay.board import MINE, UNKNOWN, Board, Cell, is_mine_like
-from autoplay.errors import InconsistentBoard
+from autoplay.errors import InconsistentBoard, plural
 from autoplay.pb import PbSolver
 
 _GuardedConstraint = Callable[[int], None]
@@ -116,7 +116,8 @@ class Problem:
                                         f"and mines around it number {known}")
             if mines > len(cells):
                 raise InconsistentBoard(f"cell {_name(board, i)} shows {state} but has room "
-                                        f"for only {known + len(cells)} mines around it")
+                                        f"for only {plural(known + len(cells), 'mine')} "
+                                        f"around it")
             if cells:
                 self.constraints.append(Constraint(cells, mines, i))
         self.frontier = sorted({j for c in self.constraints for j in c.cells})
@@ -126,13 +127,15 @@ class Problem:
         if board.mines is not None:
             self.mines_left = board.mines - len(mine_like)
             if self.mines_left < 0:
-                raise InconsistentBoard(f"no mine layout fits this board with {board.mines} "
-                                        f"mines: it shows {len(mine_like)} flags and mines "
+                shown = plural(len(mine_like), "flag or mine", "flags and mines")
+                raise InconsistentBoard(f"no mine layout fits this board with "
+                                        f"{plural(board.mines, 'mine')}: it shows {shown} "
                                         f"already")
             if self.mines_left > len(self.unknown):
-                raise InconsistentBoard(f"no mine layout fits this board with {board.mines} "
-                                        f"mines: {self.mines_left} would be left for "
-                                        f"{len(self.unknown)} unopened cells")
+                raise InconsistentBoard(f"no mine layout fits this board with "
+                                        f"{plural(board.mines, 'mine')}: {self.mines_left} "
+                                        f"would be left for "
+                                        f"{plural(len(self.unknown), 'unopened cell')}")
 
     def with_count(self, index: int, count: int) -> Problem:
         """The problem once the unknown cell at flat ``index`` is opened and shows ``count``.
@@ -562,8 +565,8 @@ class _Backbone:
                                     f"({-mines_left} more)")
         if mines_left > outside:
             raise InconsistentBoard(f"no mine layout fits this board and its mine count: "
-                                    f"{mines_left} mines would be left for the {outside} "
-                                    f"cells that touch no count")
+                                    f"{plural(mines_left, 'mine')} would be left for "
+                                    f"{plural(outside, 'cell')} that touch no count")
         if outside and mines_left == 0:
             self.outside = False
         elif outside and mines_left == outside:

@@ -1,4 +1,5 @@
-"""The errors autoplay raises for bad input; any other exception is a bug."""
+"""The errors autoplay raises for bad input (any other exception is a bug), and the
+wording of the counts in their messages."""
 
 from __future__ import annotations
 
@@ -7,6 +8,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from autoplay.board import Board
     from autoplay.vision import Reading
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``count`` and its noun, which takes an s unless ``count`` is 1: messages say "1 mine"
+    and "2 mines" (``many``: the plural of a noun that takes more than an s)."""
+    return f"{count} {noun if count == 1 else many or noun + 's'}"
 
 
 class AutoplayError(Exception):

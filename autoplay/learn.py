@@ -102,7 +102,8 @@ def _check_reads_back(skin: Skin, image: Image, geometry: Geometry, board: Board
     if wrong:
         first = wrong[0]
         raise SkinError(f"the board does not match the screenshot: {len(wrong)} of "
-                        f"{board.width * board.height} cells look unlike what it says (first "
+                        f"{board.width * board.height} cells "
+                        f"{'looks' if len(wrong) == 1 else 'look'} unlike what it says (first "
                         f"at row {first.row}, column {first.col}: the board says "
                         f"{LABEL_OF_STATE[board[first]]!r})")
     try:

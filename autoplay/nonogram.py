@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby, pairwise
 
-from autoplay.errors import NonogramFormatError
+from autoplay.errors import NonogramFormatError, plural
 from autoplay.pb import PbSolver
 
 Clue = tuple[int, ...]
@@ -253,11 +253,11 @@ def _check(rows: tuple[Clue, ...], columns: tuple[Clue, ...],
             need = sum(clue) + len(clue) - 1
             if need > length:
                 raise NonogramFormatError(f"{where(stripe, index)}: {_clue_text(clue)!r} needs "
-                                          f"{need} cells; the grid is {length} {unit}")
+                                          f"{plural(need, 'cell')}; the grid is {length} {unit}")
     filled_rows, filled_columns = sum(map(sum, rows)), sum(map(sum, columns))
     if filled_rows != filled_columns:
-        raise NonogramFormatError(f"the row clues fill {filled_rows} cells but the column "
-                                  f"clues fill {filled_columns}, so no grid fits both")
+        raise NonogramFormatError(f"the row clues fill {plural(filled_rows, 'cell')} but the "
+                                  f"column clues fill {filled_columns}, so no grid fits both")
 
 
 def _parse_clue(number: int, line: str) -> Clue:
@@ -266,7 +266,12 @@ def _parse_clue(number: int, line: str) -> Clue:
     if not _NUMBERS.fullmatch(line):
         raise NonogramFormatError(f"line {number}: a clue is whole numbers separated by "
                                   f"spaces: {line!r}")
-    sizes = tuple(map(int, line.split()))
+    groups = line.split()
+    # int() refuses more than 4300 digits; no group of a grid this solver takes has four
+    if any(len(group.lstrip("0")) > len(str(MAX_SIDE)) for group in groups):
+        raise NonogramFormatError(f"line {number}: a group longer than any grid's side "
+                                  f"(at most {MAX_SIDE}): {line[:40]!r}")
+    sizes = tuple(map(int, groups))
     if sizes == (0,):
         return ()
     if 0 in sizes:

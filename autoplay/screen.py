@@ -50,6 +50,7 @@ from autoplay.errors import (
     NoBoardFound,
     UnknownCells,
     WindowLost,
+    plural,
 )
 from autoplay.player import FirstClick, GameResult, Outcome, first_click_cell
 from autoplay.stats import GameRecord
@@ -742,8 +743,9 @@ class ScreenGame:
 
 
 def _unknown_cells(reading: Reading) -> UnknownCells:
-    return UnknownCells(f"{len(reading.unrecognized)} cells of the {reading.skin} board not "
-                        f"recognised, so not guessed: {vision.describe(reading)}", reading)
+    return UnknownCells(f"{plural(len(reading.unrecognized), 'cell')} of the {reading.skin} "
+                        f"board not recognised, so not guessed: {vision.describe(reading)}",
+                        reading)
 
 
 def _same_game(before: Board, now: Board) -> bool:

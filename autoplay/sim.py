@@ -34,6 +34,7 @@ from autoplay.board import (
     three_bv,
 )
 from autoplay.deduce import deduce, find_layout
+from autoplay.errors import plural
 from autoplay.player import FirstClick, GameResult, Outcome, Strategy, first_click_cell, play
 from autoplay.stats import GameRecord
 
@@ -65,7 +66,8 @@ def check_fits(width: int, height: int, mines: int, first_click: FirstClick,
         clear += len(neighbour_table(width, height)[row * width + col])
     if not 0 <= mines <= width * height - clear:
         where = "" if first_cell is None or clear == 1 else f" at {tuple(first_cell)}"
-        raise ValueError(f"{mines} mines do not fit a {width}x{height} board with a "
+        raise ValueError(f"{plural(mines, 'mine')} {'does' if mines == 1 else 'do'} not fit a "
+                         f"{width}x{height} board with a "
                          f"first click{where} that is {first_click}")
 
 
@@ -254,7 +256,7 @@ PRESETS = {
 """The classic difficulty levels (rules and first click are set apart)."""
 
 
-_BOARD_SIZE = re.compile(r"(\d+)x(\d+)/(\d+)")
+_BOARD_SIZE = re.compile(r"(\d{1,18})x(\d{1,18})/(\d{1,18})")  # int() takes at most 4300 digits
 
 
 def parse_board(text: str) -> tuple[int, int, int] | None:

@@ -92,7 +92,7 @@ def test_a_count_larger_than_its_neighbourhood_is_also_inconsistent() -> None:
         Board.parse("2?")
     assert isinstance(error.value, InconsistentBoard)
     assert str(error.value) == ("line 1, column 1: count 2 is larger than the cell's 1 "
-                                "neighbours, so no mine layout fits")
+                                "neighbour, so no mine layout fits")
 
 
 def test_neighbours_at_corner_edge_and_middle() -> None:

@@ -63,10 +63,22 @@ def test_solve_reads_the_mine_count_option() -> None:
 def test_an_inconsistent_board_exits_1_with_one_line() -> None:
     code, out, err = run("solve", "-", stdin="2?\n")
     assert (code, out) == (1, "")
-    assert err == ("Error: line 1, column 1: count 2 is larger than the cell's 1 neighbours, "
+    assert err == ("Error: line 1, column 1: count 2 is larger than the cell's 1 neighbour, "
                    "so no mine layout fits\n")
     code, out, _ = run("solve", "--json", "-", stdin="2?\n")
     assert code == 1 and json.loads(out)["consistent"] is False
+
+
+@pytest.mark.parametrize(("board", "message"), [
+    ("mines: 0\n*.\n", ("no mine layout fits this board with 0 mines: it shows 1 flag or mine "
+                        "already")),
+    ("mines: 1\n**\n", ("no mine layout fits this board with 1 mine: it shows 2 flags and "
+                        "mines already")),
+    ("mines: 3\n1..\n", ("no mine layout fits this board with 3 mines: 3 would be left for 2 "
+                         "unopened cells")),
+])
+def test_counts_in_messages_agree_with_their_nouns(board: str, message: str) -> None:
+    assert run("solve", "-", stdin=board) == (1, "", f"Error: {message}\n")
 
 
 def test_inconsistent_json_keeps_the_shape() -> None:
@@ -121,11 +133,16 @@ def test_options_of_the_deduction_are_refused_with_another_question(args: list[s
     assert err.startswith("Error: --") and "does not go with --" in err
 
 
-def test_count_of_no_layout_exits_1() -> None:
-    assert run("solve", "--count", "-", stdin="mines: 0\n1.\n..\n") == (
-        1, "no layout fits\n", "")
-    code, out, _ = run("solve", "--count", "--json", "-", stdin="mines: 0\n1.\n..\n")
+@pytest.mark.parametrize("board", ["mines: 0\n1.\n..\n", "2?\n"])
+def test_count_and_layout_of_no_layout_exit_1(board: str) -> None:
+    """Alike whether the solver finds no layout or the board's parser does (a count larger
+    than its neighbourhood): both answer the question asked, in its shape."""
+    assert run("solve", "--count", "-", stdin=board) == (1, "no layout fits\n", "")
+    code, out, _ = run("solve", "--count", "--json", "-", stdin=board)
     assert (code, json.loads(out)) == (1, {"layouts": 0, "more": False, "limit": 10_000})
+    assert run("solve", "--layout", "-", stdin=board) == (1, "no solution\n", "")
+    code, out, _ = run("solve", "--layout", "--json", "-", stdin=board)
+    assert code == 1 and json.loads(out)["layout"] is None
 
 
 def test_count_decides_uniqueness() -> None:
@@ -189,11 +206,22 @@ def test_binary_on_standard_input_is_named_as_such() -> None:
      "--plot': there is no folder '/no/such/folder' to write in"),
     (["demo", "--record", "out.mp4"], "--record': 'out.mp4' must end in .gif, .png"),
     (["solve", "--skin", "no-such-skin", "-"], "--skin': no skin called 'no-such-skin'"),
+    (["stats", "--plot", ""], "--plot': the file name is empty"),
+    (["stats", "--db", ""], "--db': the file name is empty"),
+    (["sim", "--preset", "beginner", "--db", ""], "--db': the file name is empty"),
 ])
 def test_bad_options_are_refused_before_any_work(arguments: list[str], why: str) -> None:
     code, out, err = run(*arguments, stdin="1?\n")
     assert (code, out) == (2, "")
     assert err.startswith(f"Error: Invalid value for '{why}") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("option", [["--skin", "xbomb"], ["--allow-unknown"],
+                                    ["--annotate", "out.png"]])
+def test_options_for_screenshots_are_refused_on_a_text_board(option: list[str]) -> None:
+    assert run("solve", *option, "-", stdin="1?\n") == (
+        2, "", (f"Error: {option[0]} needs a screenshot, not a text board (see 'autoplay "
+               f"solve --help')\n"))
 
 
 def test_usage_errors_of_the_group_and_of_a_command_are_one_line() -> None:
@@ -349,3 +377,64 @@ def test_z3_out_of_memory_is_one_error_line(command: list[str], tmp_path: Path) 
                           check=False, capture_output=True, text=True)
     assert (done.returncode, done.stdout, done.stderr) == (
         1, "", "Error: Z3 gave up: out of memory\n")
+
+
+def _autoplay() -> str:
+    return str(Path(sys.executable).parent / "autoplay")
+
+
+@pytest.mark.parametrize("arguments", [["solve", "BOARD"], ["solve", "--json", "BOARD"],
+                                       ["solve", "--count", "BOARD"], ["--help"],
+                                       ["--version"], ["skin", "list"]])
+def test_output_to_a_full_disk_is_one_error_line(arguments: list[str], tmp_path: Path) -> None:
+    board = tmp_path / "board.txt"
+    board.write_text("1?\n??\n")
+    command = [_autoplay(), *(str(board) if a == "BOARD" else a for a in arguments)]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True,
+                              check=False)
+    assert done.returncode == 1
+    assert done.stderr.startswith("Error: ") and done.stderr.count("\n") == 1
+    assert done.stderr.endswith("No space left on device\n")
+
+
+@pytest.mark.parametrize(("redirect", "message"), [
+    ("<&-", "Error: standard input is closed\n"),
+    (">&-", "Error: standard output is closed\n"),
+])
+def test_a_closed_standard_stream_is_one_error_line(redirect: str, message: str) -> None:
+    done = subprocess.run(["sh", "-c", f'echo "1?" | "$0" solve - {redirect}', _autoplay()],
+                          capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stderr) == (1, message)
+
+
+def test_a_reader_that_stops_reading_ends_the_run_quietly() -> None:
+    """As ``autoplay solve big.txt | head`` does: exit 1, and nothing on standard error."""
+    board = "mines: 10\n" + ("." * 400 + "\n") * 200  # 80 kB of output, more than a pipe holds
+    process = subprocess.Popen([_autoplay(), "solve", "-"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stdin is not None
+    process.stdout.close()
+    _, err = process.communicate(board.encode())
+    assert (process.returncode, err) == (1, b"")
+
+
+def test_numbers_longer_than_python_reads_are_refused_in_one_line(tmp_path: Path) -> None:
+    huge = "9" * 5000
+    code, out, err = run("sim", "--board", f"{huge}x1/1", "--db", str(tmp_path / "s.sqlite3"))
+    assert (code, out) == (2, "") and err.startswith("Error: Invalid value for '--board'")
+    code, out, err = run("sim", "--preset", "beginner", "--first-cell", f"{huge},1",
+                         "--db", str(tmp_path / "s.sqlite3"))
+    assert (code, out) == (2, "") and err.startswith("Error: Invalid value for '--first-cell'")
+    assert err.count("\n") == 1
+    assert run("nonogram", "-", stdin=f"rows:\n{huge}\ncolumns:\n1\n") == (
+        1, "", (f"Error: line 2: a group longer than any grid's side (at most 200): "
+               f"'{huge[:40]}'\n"))
+
+
+def test_a_suite_named_twice_runs_once() -> None:
+    code, out, _ = run("bench", "--suite", "nonogram", "--suite", "nonogram", "--repeat", "1",
+                       "--json")
+    assert code == 0
+    names = [result["name"] for result in json.loads(out)["results"]]
+    assert names and len(names) == len(set(names))

@@ -98,7 +98,7 @@ def test_read_reports_cells_it_cannot_match(tmp_path: Path) -> None:
     rows[2] = rows[2][:3] + "?" + rows[2][4:]
     assert result.exit_code == 0
     assert result.stdout == "\n".join(rows) + "\n"
-    assert result.stderr.startswith("1 cells not recognised (shown as '?'): (2, 3) looks most "
+    assert result.stderr.startswith("1 cell not recognised (shown as '?'): (2, 3) looks most "
                                     "like ")
     report = json.loads(run("read", "--json", str(path)).stdout)
     assert report["unrecognized"] == [[2, 3]]
@@ -130,7 +130,7 @@ def test_solve_refuses_unrecognised_cells_unless_allowed(tmp_path: Path) -> None
     cv2.imwrite(str(path), image)
     refused = run("solve", str(path))
     assert refused.exit_code == 1
-    assert refused.stderr.startswith(f"Error: 1 cells of {path} not recognised "
+    assert refused.stderr.startswith(f"Error: 1 cell of {path} not recognised "
                                      "(--allow-unknown takes them as unopened): (0, 0) looks ")
     allowed = run("solve", "--allow-unknown", "--json", str(path))
     board = Board.parse(truth(MID)).with_states({Cell(0, 0): -1})
@@ -231,6 +231,13 @@ def test_an_image_too_large_to_search_is_refused_at_once(command: list[str], tmp
     assert result.exit_code == 1
     assert result.stderr == ("Error: the 8001x5000 image is larger than autoplay searches for a "
                              "board (40 megapixels): crop it to the game\n")
+
+
+def test_image_and_board_cannot_both_come_from_standard_input() -> None:
+    result = run("skin", "learn", "-", "--board", "-", "--name", "both")
+    assert (result.exit_code, result.stderr) == (
+        2, ("Error: IMAGE and --board cannot both be standard input ('-') (see 'autoplay skin "
+           "learn --help')\n"))
 
 
 def test_a_missing_file_is_one_error_line(tmp_path: Path) -> None:

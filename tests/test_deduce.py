@@ -238,8 +238,8 @@ def test_inconsistent_boards_are_reported(text: str) -> None:
     ("mines: 0\n1?", ("no mine layout fits this board and its mine count: its counts need more "
                      "mines than it has (1 more)")),
     ("mines: 3\n0.\n..", ("no mine layout fits this board and its mine count: 3 mines would be "
-                         "left for the 0 cells that touch no count")),
-    ("mines: 1\nFF\n..", ("no mine layout fits this board with 1 mines: it shows 2 flags and "
+                         "left for 0 cells that touch no count")),
+    ("mines: 1\nFF\n..", ("no mine layout fits this board with 1 mine: it shows 2 flags and "
                          "mines already")),
     ("mines: 5\n1.\n..", ("no mine layout fits this board with 5 mines: 5 would be left for 3 "
                          "unopened cells")),

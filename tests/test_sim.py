@@ -219,7 +219,7 @@ def _games(path: Path) -> list[GameRecord]:
     (["--board", "9x9"], ("Error: Invalid value for '--board': expected WxH/M such as "
                           "30x16/99, got '9x9'")),
     (["--board", "3x3/1", "--first-click", "opening"],
-     ("Error: Invalid value for '--board': 1 mines do not fit a 3x3 board with a first "
+     ("Error: Invalid value for '--board': 1 mine does not fit a 3x3 board with a first "
       "click at (1, 1) that is opening; a first click in a corner clears fewer cells "
       "(--first-cell 0,0)")),
     (["--board", "4x4/12", "--first-click", "opening", "--first-cell", "1,1"],
