@@ -225,11 +225,10 @@ def main() -> None:
         cli(prog_name="autoplay")
     except SystemExit as done:
         status = done.code
-    except OSError as error:  # no command catches it: a write to a full disk, say
+    except OSError as error:  # no command catches it: a write to a full disk, say (Click
+        # itself ends a closed pipe)
         status = f"Error: {error.strerror or error}" + (
             f": {error.filename}" if error.filename is not None else "")
-        if error.errno == errno.EPIPE:
-            status = 1
     try:
         sys.stdout.flush()
     except OSError as error:
