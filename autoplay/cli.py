@@ -42,12 +42,13 @@ from autoplay.errors import (
     FailSafeStop,
     ImpossibleCount,
     InconsistentBoard,
+    OutOfTime,
     SkinError,
     UnknownCells,
     plural,
 )
 from autoplay.lookahead import choose_guess
-from autoplay.nonogram import Clues, solutions
+from autoplay.nonogram import Clues, Grid, solutions
 from autoplay.odds import (
     ASSUMED_DENSITY,
     CLASSIC_MINES,
@@ -663,16 +664,29 @@ _SOLUTION_COUNTS = {"none": "no solution", "one": "one solution: it is unique",
 @click.argument("source", type=click.Path(allow_dash=True))
 @click.option("--json", "as_json", is_flag=True, help="Print the grid as JSON rows of 0/1.")
 @click.option("--count", is_flag=True, help="Say whether the solution is unique.")
-def nonogram_command(source: str, as_json: bool, count: bool) -> None:
+@click.option("--timeout", type=_SECONDS, default=None,
+              help="Seconds to spend; a puzzle not settled by then is an error.")
+def nonogram_command(source: str, as_json: bool, count: bool, timeout: float | None) -> None:
     """Solve a nonogram: fill the grid its row and column clues describe.
 
     SOURCE ('-' for standard input) has a 'rows:' and a 'columns:' section, one line of
     group lengths per stripe, separated by spaces ('0' for an empty stripe). Exits 1 when
-    no grid fits.
+    no grid fits, or when --timeout runs out first.
     """
     clues = Clues.parse(_read_text(source))
-    found = list(islice(solutions(clues), 2 if count else 1))
     size = {"rows": clues.height, "cols": clues.width}
+    found: list[Grid] = []
+    try:
+        found.extend(islice(solutions(clues, timeout), 2 if count else 1))
+    except OutOfTime as error:
+        message = (f"one solution found, but whether it is unique: {error}" if found
+                   else str(error))
+        if not as_json:
+            raise click.ClickException(message) from None
+        unsettled = {"solutions": "at least one" if found else None} if count else {
+            "solved": None, "grid": None}
+        click.echo(json.dumps(size | unsettled | {"error": message}))
+        sys.exit(1)
     if count:
         answer = ("none", "one", "several")[len(found)]
         click.echo(json.dumps(size | {"solutions": answer}) if as_json

@@ -35,6 +35,10 @@ class SolverGaveUp(AutoplayError):
     """Z3 stopped without an answer for a reason other than the time asked: out of memory."""
 
 
+class OutOfTime(AutoplayError):
+    """A search that used up the seconds it was given before it had an answer."""
+
+
 class ImpossibleCount(BoardFormatError, InconsistentBoard):
     """A count larger than the cell's neighbourhood: a format fault no layout can fit.
 

@@ -43,12 +43,14 @@ when some group holds it), in booleans rather than the article's integers: see
 
 from __future__ import annotations
 
+import math
 import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby, pairwise
 
-from autoplay.errors import NonogramFormatError, plural
+from autoplay.errors import NonogramFormatError, OutOfTime, plural
 from autoplay.pb import PbSolver
 
 Clue = tuple[int, ...]
@@ -171,26 +173,49 @@ class Grid:
                          for row in self.filled)
 
 
-def solve(clues: Clues) -> Grid | None:
-    """One grid that fits the clues, or None when none does."""
-    return next(solutions(clues), None)
+def solve(clues: Clues, timeout: float | None = None) -> Grid | None:
+    """One grid that fits the clues, or None when none does (``timeout``: see
+    :func:`solutions`)."""
+    return next(solutions(clues, timeout), None)
 
 
-def solutions(clues: Clues) -> Iterator[Grid]:
+def solutions(clues: Clues, timeout: float | None = None) -> Iterator[Grid]:
     """Every grid that fits the clues, each once, found one at a time.
 
     After each grid, a clause that forbids exactly that grid is added and Z3 is asked again,
     so taking two answers tells whether the solution is unique.
+
+    :param timeout: the seconds that building the model and every search for a next grid
+        may take together; large puzzles that allow many near-solutions can take minutes.
+    :raises OutOfTime: when they are used up before the next answer (a grid, or the proof
+        that no other grid fits).
     """
+    deadline = None if timeout is None else time.monotonic() + timeout
+
+    def seconds_left() -> float | None:
+        if deadline is None:
+            return None
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise OutOfTime(f"no answer within {timeout:g} s")
+        return left
+
     solver = PbSolver()
     width, height = clues.width, clues.height
     cells = list(range(width * height))
     free = len(cells)
-    for row, clue in enumerate(clues.rows):
-        free = _encode_stripe(solver, clue, cells[row * width:(row + 1) * width], free)
-    for column, clue in enumerate(clues.columns):
-        free = _encode_stripe(solver, clue, cells[column::width], free)
-    while solver.check():
+    stripes = [(clue, cells[row * width:(row + 1) * width]) for row, clue in enumerate(clues.rows)]
+    stripes += [(clue, cells[column::width]) for column, clue in enumerate(clues.columns)]
+    for clue, stripe in stripes:
+        seconds_left()
+        free = _encode_stripe(solver, clue, stripe, free)
+    while True:
+        left = seconds_left()
+        found = solver.check(timeout_ms=None if left is None else math.ceil(left * 1000))
+        if found is None:
+            raise OutOfTime(f"no answer within {timeout:g} s")
+        if not found:
+            return
         values = solver.values(cells)
         yield Grid(tuple(tuple(values[row * width:(row + 1) * width]) for row in range(height)))
         solver.add_clause([-(v + 1) if filled else v + 1 for v, filled in zip(cells, values)])

@@ -7,7 +7,9 @@ not with :meth:`Grid.clues`, so a fault there cannot hide a fault in the solver.
 from __future__ import annotations
 
 import json
+import random
 import re
+from collections.abc import Iterator
 from itertools import islice, product
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from hypothesis import strategies as st
 
 from autoplay.bench import SEED_001_NONOGRAM, nonogram_suite
 from autoplay.cli import cli
-from autoplay.errors import NonogramFormatError
+from autoplay.errors import NonogramFormatError, OutOfTime
 from autoplay.nonogram import EMPTY, FILLED, MAX_SIDE, Clues, Grid, solutions, solve
 
 ARTICLE = Path(__file__).parent.parent / "fixtures" / "nonograms" / "article-20x20.txt"
@@ -165,6 +167,53 @@ def test_impossible_clues_are_reported_with_exit_1() -> None:
     assert run("--count", "-", stdin=NO_SOLUTION) == (1, "no solution\n", "")
     code, out, _ = run("--json", "-", stdin=NO_SOLUTION)
     assert (code, json.loads(out)) == (1, {"rows": 2, "cols": 2, "solved": False, "grid": None})
+
+
+def random_picture_clues(side: int, seed: int) -> Clues:
+    """The clues of a random side x side picture, half its cells filled: from 40 x 40 on,
+    Z3 can take a minute on them (40 x 40 of seed 2 took 39 s, a 60 x 60 over 70)."""
+    rng = random.Random(seed)
+    return Grid(tuple(tuple(rng.random() < 0.5 for _ in range(side))
+                      for _ in range(side))).clues()
+
+
+@pytest.mark.parametrize(("side", "timeout"), [(60, 0.5), (40, 2.0)])
+def test_a_puzzle_not_settled_in_time_is_one_error_line(side: int, timeout: float) -> None:
+    """The 60 x 60 runs out while its model is still being built (3 s here), the 40 x 40
+    while Z3 searches."""
+    clues = random_picture_clues(side, 2)
+    with pytest.raises(OutOfTime, match=f"^no answer within {timeout:g} s$"):
+        solve(clues, timeout)
+    text = f"{clues}\n"
+    assert run("--timeout", str(timeout), "-", stdin=text) == (
+        1, "", f"Error: no answer within {timeout:g} s\n")
+    code, out, _ = run("--timeout", str(timeout), "--json", "-", stdin=text)
+    assert (code, json.loads(out)) == (1, {"rows": side, "cols": side, "solved": None,
+                                           "grid": None,
+                                           "error": f"no answer within {timeout:g} s"})
+
+
+def test_a_timeout_long_enough_changes_no_answer() -> None:
+    assert run("--timeout", "60", "--count", str(ARTICLE)) == (
+        0, "one solution: it is unique\n", "")
+    assert run("--timeout", "60", str(ARTICLE)) == run(str(ARTICLE))
+
+
+def test_count_out_of_time_after_one_solution_says_what_it_found(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first grid found and no answer on a second: rare enough that no small puzzle shows
+    it, so the solver is replaced by one that answers so."""
+    def one_then_late(clues: Clues, timeout: float | None) -> Iterator[Grid]:
+        yield solve(clues)
+        raise OutOfTime(f"no answer within {timeout:g} s")
+
+    monkeypatch.setattr("autoplay.cli.solutions", one_then_late)
+    assert run("--count", "--timeout", "3", "-", stdin=TWO_SOLUTIONS) == (
+        1, "", "Error: one solution found, but whether it is unique: no answer within 3 s\n")
+    code, out, _ = run("--count", "--json", "--timeout", "3", "-", stdin=TWO_SOLUTIONS)
+    assert (code, json.loads(out)) == (1, {
+        "rows": 2, "cols": 2, "solutions": "at least one",
+        "error": "one solution found, but whether it is unique: no answer within 3 s"})
 
 
 @pytest.mark.parametrize(("text", "message"), [
