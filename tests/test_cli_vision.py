@@ -210,14 +210,19 @@ def test_a_file_that_is_not_an_image_is_one_error_line(tmp_path: Path) -> None:
                              "TIFF or WebP data)\n")
 
 
-def test_an_image_without_a_board_is_one_error_line(tmp_path: Path) -> None:
-    blank = tmp_path / "blank.png"
-    cv2.imwrite(str(blank), np.full((300, 400, 3), 200, np.uint8))
-    result = run("read", str(blank))
+@pytest.mark.parametrize(("picture", "why"), [
+    (np.full((300, 400, 3), 200, np.uint8), ": the image is blank, all one colour or nearly"),
+    (np.random.default_rng(3).integers(0, 256, (300, 400, 3), np.uint8), ""),
+], ids=["blank", "noise"])
+def test_an_image_without_a_board_is_one_error_line(picture: np.ndarray, why: str,
+                                                    tmp_path: Path) -> None:
+    path = tmp_path / "picture.png"
+    cv2.imwrite(str(path), picture)
+    result = run("read", str(path))
     assert result.exit_code == 1
     assert result.stderr == ("Error: no Minesweeper board found in the 400x300 image (skins "
                              "tried: ace-minesweeper, gnome-mines, sgt-mines, xbomb, "
-                             "xdemineur)\n")
+                             f"xdemineur){why}\n")
 
 
 @pytest.mark.parametrize("command", [["read"], ["skin", "learn"]])

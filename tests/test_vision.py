@@ -594,6 +594,29 @@ def test_pictures_without_a_board_are_refused(picture: object, skins: dict[str, 
         read_screenshot(picture(), list(skins.values()))
 
 
+@pytest.mark.parametrize("level", [0, 40, 255])
+def test_a_blank_screen_is_refused_as_blank_without_the_search(
+        level: int, skins: dict[str, Skin]) -> None:
+    """A screen captured black, or one colour with a faint pattern on it (a 4K screen,
+    whose whole search takes 11 s), is told apart from a picture that holds no board."""
+    screen = np.full((2160, 3840, 3), level, np.uint8)
+    screen[::7, ::5] = abs(level - 5)  # a faint pattern: 5 grey levels
+    blank = ": the image is blank, all one colour or nearly$"
+    with pytest.raises(NoBoardFound, match=blank):
+        read_screenshot(screen, list(skins.values()))
+    with pytest.raises(NoBoardFound, match=f"^no xdemineur board found in the 3840x2160 "
+                                           f"image{blank}"):
+        locate_board(screen, skins["xdemineur"])
+
+
+@pytest.mark.parametrize("picture", [noise, gradient, other_windows])
+def test_a_picture_with_contrast_is_not_called_blank(picture: object,
+                                                     skins: dict[str, Skin]) -> None:
+    assert callable(picture)
+    with pytest.raises(NoBoardFound, match=r"\(skins tried: [a-z, -]+\)$"):
+        read_screenshot(picture(), list(skins.values()))
+
+
 def test_a_learned_skin_reads_another_screenshot_of_its_game() -> None:
     learned = learn_skin("learned", [fixture("xdemineur", "30x16-lost")])
     image, truth = fixture("xdemineur", "12x9-lost")
