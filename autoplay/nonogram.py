@@ -192,12 +192,15 @@ def solutions(clues: Clues, timeout: float | None = None) -> Iterator[Grid]:
     """
     deadline = None if timeout is None else time.monotonic() + timeout
 
+    def out_of_time() -> OutOfTime:
+        return OutOfTime(f"no answer within {timeout:g} s")
+
     def seconds_left() -> float | None:
         if deadline is None:
             return None
         left = deadline - time.monotonic()
         if left <= 0:
-            raise OutOfTime(f"no answer within {timeout:g} s")
+            raise out_of_time()
         return left
 
     solver = PbSolver()
@@ -213,7 +216,7 @@ def solutions(clues: Clues, timeout: float | None = None) -> Iterator[Grid]:
         left = seconds_left()
         found = solver.check(timeout_ms=None if left is None else math.ceil(left * 1000))
         if found is None:
-            raise OutOfTime(f"no answer within {timeout:g} s")
+            raise out_of_time()
         if not found:
             return
         values = solver.values(cells)
