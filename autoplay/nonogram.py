@@ -242,6 +242,11 @@ def _encode_stripe(solver: PbSolver, clue: Clue, cells: Sequence[int], free: int
       ``p + size + 1`` or later (the gap);
     - a cell is filled only if some group's start puts it inside that group, so every other
       cell, gaps included, is empty.
+
+    Those rules imply that the cells just before and just after a group are empty, but
+    only through a chain of them that the SAT engine's propagation does not follow. Saying
+    it outright, two clauses per start, cut the time of some large random puzzles from
+    minutes to seconds (see the README).
     """
     slack = len(cells) - (sum(clue) + len(clue) - 1)
     covers: list[list[int]] = [[] for _ in cells]
@@ -255,6 +260,9 @@ def _encode_stripe(solver: PbSolver, clue: Clue, cells: Sequence[int], free: int
             for k in range(place, place + size):
                 covers[k].append(start)
                 solver.add_clause([-(start + 1), cells[k] + 1])
+            for k in (place - 1, place + size):  # the cells that bound the group
+                if 0 <= k < len(cells):
+                    solver.add_clause([-(start + 1), -(cells[k] + 1)])
         solver.add_exactly(list(starts.values()), 1)
         groups.append((size, starts))
         earliest += size + 1

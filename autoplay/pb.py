@@ -50,11 +50,18 @@ def _var(v: int) -> tuple[z3.BoolRef, int]:
     return known
 
 
+_LITERALS: dict[Literal, z3.BoolRef] = {}
+"""Z3 term per literal, made once per process: a nonogram's model states each literal in
+many clauses, and making its negation anew each time was half the time of building it."""
+
+
 def _ast(lit: Literal) -> z3.BoolRef:
-    var = _var(abs(lit) - 1)[0]
-    if lit > 0:
-        return var
-    return z3.BoolRef(z3core.Z3_mk_not(_CTX.ref(), var.as_ast()), _CTX)
+    term = _LITERALS.get(lit)
+    if term is None:
+        var = _var(abs(lit) - 1)[0]
+        term = _LITERALS[lit] = var if lit > 0 else z3.BoolRef(
+            z3core.Z3_mk_not(_CTX.ref(), var.as_ast()), _CTX)
+    return term
 
 
 def _asts(terms: Sequence[z3.BoolRef]) -> ctypes.Array[ctypes.c_void_p]:
