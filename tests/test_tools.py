@@ -4,7 +4,8 @@ sim``, changes only the constants asked for, in every worker, and records the ru
 whose first click shows a number; ``tools/rollout.py`` plays the player's later guesses
 again from layouts drawn for their positions; ``tools/solver_checks.py`` counts the
 deducer's Z3 checks under each phase setting; ``tools/unknown_count.py`` plays each deal
-told the mine count and not told."""
+told the mine count and not told; ``tools/nonogram_times.py`` times the nonogram solver on
+the clues of random pictures."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import random
 import subprocess
 import sys
 from fractions import Fraction
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -23,12 +25,13 @@ from autoplay.bench import SEED_003_BOARD
 from autoplay.board import UNKNOWN, Board, Cell
 from autoplay.deduce import deduce
 from autoplay.lookahead import NEAR
+from autoplay.nonogram import solutions
 from autoplay.odds import mine_probabilities
 from autoplay.report import compare
 from autoplay.sim import PRESETS, SimConfig, deal, game_seed, play_sim
 from autoplay.stats import GameRecord, StatsStore
 from autoplay.vision import Geometry, Reading, load_skins
-from tools import reading_faults, rollout, solver_checks, unknown_count
+from tools import nonogram_times, reading_faults, rollout, solver_checks, unknown_count
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -251,3 +254,24 @@ def test_a_reading_record_gives_the_board_read_or_the_error() -> None:
     plain = reading_faults.reading_record(np.full((200, 300, 3), 150, np.uint8), skins)
     assert set(plain) == {"error", "seconds"}
     assert str(plain["error"]).startswith("no Minesweeper board found in the 300x200 image")
+
+
+def test_nonogram_times_answers_as_the_solver_does_and_counts_out_of_time_as_the_limit(
+) -> None:
+    """The random pictures are the seeds' own, filled half and half; each answer is the
+    solver's, and a puzzle out of time counts the limit in the summary."""
+    clues = nonogram_times.random_clues(12, 3)
+    assert (clues.width, clues.height) == (12, 12)
+    assert nonogram_times.random_clues(12, 3) == clues != nonogram_times.random_clues(12, 4)
+    for seed in (1, 2, 3):
+        clues = nonogram_times.random_clues(10, seed)
+        _, _, answer = nonogram_times.time_puzzle(clues, 30)
+        assert answer == ("none", "one", "several")[len(list(islice(solutions(clues), 2)))]
+    result = subprocess.run([sys.executable, "tools/nonogram_times.py", "--side", "60",
+                             "--seeds", "1-2", "--timeout", "0.2"], cwd=ROOT, check=True,
+                            capture_output=True, text=True)
+    assert result.stdout.splitlines() == [
+        "seed 1: first grid -, answer 0.2 s (out of time)",
+        "seed 2: first grid -, answer 0.2 s (out of time)",
+        ("2 puzzles of 60x60: answer in a median 0.2 s, 0.4 s in all, the slowest 0.2 s "
+         "(out of time counts 0.2 s)")]
