@@ -677,6 +677,7 @@ def nonogram_command(source: str, as_json: bool, count: bool, timeout: float | N
     size = {"rows": clues.height, "cols": clues.width}
     found: list[Grid] = []
     try:
+        # extend() keeps the grids appended before the search for the next runs out
         found.extend(islice(solutions(clues, timeout), 2 if count else 1))
     except OutOfTime as error:
         message = (f"one solution found, but whether it is unique: {error}" if found

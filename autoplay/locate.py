@@ -157,19 +157,31 @@ def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
 
 
 def _no_board(image: Image, skins: Sequence[Skin], what: str, tried: str = "") -> NoBoardFound:
-    """The error for an image where ``what`` was not found, saying when it is blank."""
+    """The error for an image where ``what`` was not found, saying when the image has too
+    little contrast to hold a board of these skins (see :func:`_is_blank`)."""
     height, width = image.shape[:2]
-    blank = ": the image is blank, all one colour or nearly" if _is_blank(image, skins) else ""
-    return NoBoardFound(f"{what} found in the {width}x{height} image{tried}{blank}")
+    why = ""
+    if _is_blank(image, skins):
+        cells = "these skins" if len(skins) > 1 else "the skin"
+        why = (f": the image has too little contrast for one (its grey levels span "
+               f"{_grey_span(image)}; every cell of {cells} spans "
+               f"{min(map(_cell_contrast, skins))} or more)")
+    return NoBoardFound(f"{what} found in the {width}x{height} image{tried}{why}")
 
 
 def _is_blank(image: Image, skins: Sequence[Skin]) -> bool:
     """True when the image's grey levels span less than half those of any cell of the
     skins: too little for a board, even shrunk to half its size (which blurs a line of one
     pixel to half its contrast). Such an image, a screen captured black say, is refused at
-    once, not after the whole search (11 s on a 4K screen)."""
+    once, not after the whole search (11 s on a 4K screen). A skin with a flat cell (a
+    learned one, say) turns this off."""
+    return 2 * _grey_span(image) < min(map(_cell_contrast, skins), default=0)
+
+
+def _grey_span(image: Image) -> int:
+    """How many grey levels the image spans, darkest to brightest."""
     grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
-    return 2 * (int(grey.max()) - int(grey.min())) < min(map(_cell_contrast, skins))
+    return int(grey.max()) - int(grey.min())
 
 
 @functools.cache

@@ -185,17 +185,19 @@ def solutions(clues: Clues, timeout: float | None = None) -> Iterator[Grid]:
     After each grid, a clause that forbids exactly that grid is added and Z3 is asked again,
     so taking two answers tells whether the solution is unique.
 
-    :param timeout: the seconds that building the model and every search for a next grid
-        may take together; large puzzles that allow many near-solutions can take minutes.
+    :param timeout: the seconds, from this call, that building the model and every search
+        for a next grid may take together (time the caller spends between grids counts
+        too); large puzzles that allow many near-solutions can take minutes.
     :raises OutOfTime: when they are used up before the next answer (a grid, or the proof
         that no other grid fits).
     """
-    deadline = None if timeout is None else time.monotonic() + timeout
+    deadline = None if timeout is None or math.isinf(timeout) else time.monotonic() + timeout
 
     def out_of_time() -> OutOfTime:
         return OutOfTime(f"no answer within {timeout:g} s")
 
     def seconds_left() -> float | None:
+        """The seconds left (None: no limit); past the deadline, raises OutOfTime."""
         if deadline is None:
             return None
         left = deadline - time.monotonic()
@@ -210,7 +212,7 @@ def solutions(clues: Clues, timeout: float | None = None) -> Iterator[Grid]:
     stripes = [(clue, cells[row * width:(row + 1) * width]) for row, clue in enumerate(clues.rows)]
     stripes += [(clue, cells[column::width]) for column, clue in enumerate(clues.columns)]
     for clue, stripe in stripes:
-        seconds_left()
+        seconds_left()  # building a large model takes seconds: stop at the deadline
         free = _encode_stripe(solver, clue, stripe, free)
     while True:
         left = seconds_left()

@@ -130,7 +130,7 @@ class PbSolver:
 
         On True the model is kept for :meth:`values`.
         """
-        timeout = _NO_TIMEOUT if timeout_ms is None else max(1, timeout_ms)
+        timeout = _NO_TIMEOUT if timeout_ms is None else min(max(1, timeout_ms), _NO_TIMEOUT)
         if timeout != self._timeout:  # Z3 keeps it: a check without one must clear it
             self._solver.set("timeout", timeout)
             self._timeout = timeout

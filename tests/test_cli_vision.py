@@ -211,7 +211,9 @@ def test_a_file_that_is_not_an_image_is_one_error_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("picture", "why"), [
-    (np.full((300, 400, 3), 200, np.uint8), ": the image is blank, all one colour or nearly"),
+    (np.full((300, 400, 3), 200, np.uint8), (": the image has too little contrast for one "
+                                             "(its grey levels span 0; every cell of these "
+                                             "skins spans 23 or more)")),
     (np.random.default_rng(3).integers(0, 256, (300, 400, 3), np.uint8), ""),
 ], ids=["blank", "noise"])
 def test_an_image_without_a_board_is_one_error_line(picture: np.ndarray, why: str,

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from itertools import islice, product
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -22,6 +23,7 @@ from autoplay.bench import SEED_001_NONOGRAM, nonogram_suite
 from autoplay.cli import cli
 from autoplay.errors import NonogramFormatError, OutOfTime
 from autoplay.nonogram import EMPTY, FILLED, MAX_SIDE, Clues, Grid, solutions, solve
+from autoplay.pb import PbSolver
 
 ARTICLE = Path(__file__).parent.parent / "fixtures" / "nonograms" / "article-20x20.txt"
 
@@ -171,26 +173,49 @@ def test_impossible_clues_are_reported_with_exit_1() -> None:
 
 def random_picture_clues(side: int, seed: int) -> Clues:
     """The clues of a random side x side picture, half its cells filled: from 40 x 40 on,
-    Z3 can take a minute on them (40 x 40 of seed 2 took 39 s, a 60 x 60 over 70)."""
+    Z3 can take minutes on them (the 60 x 60 of seed 1 ran past 600 s)."""
     rng = random.Random(seed)
     return Grid(tuple(tuple(rng.random() < 0.5 for _ in range(side))
                       for _ in range(side))).clues()
 
 
-@pytest.mark.parametrize(("side", "timeout"), [(60, 0.5), (40, 2.0)])
-def test_a_puzzle_not_settled_in_time_is_one_error_line(side: int, timeout: float) -> None:
-    """The 60 x 60 runs out while its model is still being built (3 s here), the 40 x 40
-    while Z3 searches."""
-    clues = random_picture_clues(side, 2)
-    with pytest.raises(OutOfTime, match=f"^no answer within {timeout:g} s$"):
-        solve(clues, timeout)
-    text = f"{clues}\n"
-    assert run("--timeout", str(timeout), "-", stdin=text) == (
-        1, "", f"Error: no answer within {timeout:g} s\n")
-    code, out, _ = run("--timeout", str(timeout), "--json", "-", stdin=text)
-    assert (code, json.loads(out)) == (1, {"rows": side, "cols": side, "solved": None,
-                                           "grid": None,
-                                           "error": f"no answer within {timeout:g} s"})
+HARD = random_picture_clues(60, 1)
+
+
+def searches(monkeypatch: pytest.MonkeyPatch) -> list[bool | None]:
+    """The results of Z3's checks from now on (None: out of time), the checks unchanged."""
+    results: list[bool | None] = []
+    check = PbSolver.check
+
+    def counted_check(self: PbSolver, *args: Any, **kwargs: Any) -> bool | None:
+        results.append(check(self, *args, **kwargs))
+        return results[-1]
+
+    monkeypatch.setattr(PbSolver, "check", counted_check)
+    return results
+
+
+def test_a_puzzle_not_settled_in_time_is_one_error_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Half a second runs out while the model is still being built (2 to 4 s here), before
+    any search."""
+    tried = searches(monkeypatch)
+    with pytest.raises(OutOfTime, match="^no answer within 0.5 s$"):
+        solve(HARD, 0.5)
+    text = f"{HARD}\n"
+    assert run("--timeout", "0.5", "-", stdin=text) == (1, "", "Error: no answer within 0.5 s\n")
+    code, out, _ = run("--timeout", "0.5", "--json", "-", stdin=text)
+    assert (code, json.loads(out)) == (1, {"rows": 60, "cols": 60, "solved": None,
+                                           "grid": None, "error": "no answer within 0.5 s"})
+    assert tried == []
+
+
+def test_a_search_past_its_time_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With time to build the model, Z3's search is what runs out."""
+    tried = searches(monkeypatch)
+    with pytest.raises(OutOfTime, match="^no answer within 8 s$"):
+        solve(HARD, 8)
+    assert tried == [None]
 
 
 def test_a_timeout_long_enough_changes_no_answer() -> None:

@@ -595,17 +595,27 @@ def test_pictures_without_a_board_are_refused(picture: object, skins: dict[str, 
 
 
 @pytest.mark.parametrize("level", [0, 40, 255])
-def test_a_blank_screen_is_refused_as_blank_without_the_search(
-        level: int, skins: dict[str, Skin]) -> None:
-    """A screen captured black, or one colour with a faint pattern on it (a 4K screen,
-    whose whole search takes 11 s), is told apart from a picture that holds no board."""
+def test_a_blank_screen_is_refused_without_the_search(
+        level: int, skins: dict[str, Skin], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A screen captured black, or one colour with a faint pattern on it, is refused
+    before the coarse search (11 s on a 4K screen; here it would fail the test), saying
+    why; so is one with more contrast than that, but less than any cell of the one skin
+    tried."""
+    def no_search(image: Image) -> None:
+        raise AssertionError("the coarse search ran")
+
+    monkeypatch.setattr(locate, "_Coarse", no_search)
     screen = np.full((2160, 3840, 3), level, np.uint8)
     screen[::7, ::5] = abs(level - 5)  # a faint pattern: 5 grey levels
-    blank = ": the image is blank, all one colour or nearly$"
-    with pytest.raises(NoBoardFound, match=blank):
+    with pytest.raises(NoBoardFound, match=r": the image has too little contrast for one "
+                                           r"\(its grey levels span 5; every cell of these "
+                                           r"skins spans 23 or more\)$"):
         read_screenshot(screen, list(skins.values()))
-    with pytest.raises(NoBoardFound, match=f"^no xdemineur board found in the 3840x2160 "
-                                           f"image{blank}"):
+    screen[::7, ::5] = level + 60 if level < 128 else level - 60
+    with pytest.raises(NoBoardFound, match=r"^no xdemineur board found in the 3840x2160 image: "
+                                           r"the image has too little contrast for one \(its "
+                                           r"grey levels span 60; every cell of the skin spans "
+                                           r"179 or more\)$"):
         locate_board(screen, skins["xdemineur"])
 
 

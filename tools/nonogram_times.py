@@ -48,12 +48,13 @@ def time_puzzle(clues: Clues, timeout: float) -> tuple[float | None, float | Non
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--side", type=int, default=40)
-    parser.add_argument("--seeds", default="10-25", help="FIRST-LAST, both included")
+    parser.add_argument("--seeds", default="10-25", help="FIRST-LAST, both included, or one seed")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per puzzle")
     args = parser.parse_args()
-    first, last = map(int, args.seeds.split("-"))
+    first, _, last = args.seeds.partition("-")
+    seeds = range(int(first), int(last or first) + 1)
     answers = []
-    for seed in range(first, last + 1):
+    for seed in seeds:
         to_first, to_answer, answer = time_puzzle(random_clues(args.side, seed), args.timeout)
         answers.append(args.timeout if to_answer is None else to_answer)
         shown = "-" if to_first is None else f"{to_first:.1f} s"
