@@ -158,30 +158,26 @@ def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
 
 def _no_board(image: Image, skins: Sequence[Skin], what: str, tried: str = "") -> NoBoardFound:
     """The error for an image where ``what`` was not found, saying when the image has too
-    little contrast to hold a board of these skins (see :func:`_is_blank`)."""
+    little contrast to hold a board of these skins (see :func:`_blank_span`)."""
     height, width = image.shape[:2]
     why = ""
-    if _is_blank(image, skins):
+    span = _blank_span(image, skins)
+    if span is not None:
         cells = "these skins" if len(skins) > 1 else "the skin"
-        why = (f": the image has too little contrast for one (its grey levels span "
-               f"{_grey_span(image)}; every cell of {cells} spans "
-               f"{min(map(_cell_contrast, skins))} or more)")
+        why = (f": the image has too little contrast for one (its grey levels span {span}; "
+               f"every cell of {cells} spans {min(map(_cell_contrast, skins))} or more)")
     return NoBoardFound(f"{what} found in the {width}x{height} image{tried}{why}")
 
 
-def _is_blank(image: Image, skins: Sequence[Skin]) -> bool:
-    """True when the image's grey levels span less than half those of any cell of the
-    skins: too little for a board, even shrunk to half its size (which blurs a line of one
-    pixel to half its contrast). Such an image, a screen captured black say, is refused at
-    once, not after the whole search (11 s on a 4K screen). A skin with a flat cell (a
-    learned one, say) turns this off."""
-    return 2 * _grey_span(image) < min(map(_cell_contrast, skins), default=0)
-
-
-def _grey_span(image: Image) -> int:
-    """How many grey levels the image spans, darkest to brightest."""
+def _blank_span(image: Image, skins: Sequence[Skin]) -> int | None:
+    """How many grey levels the image spans, darkest to brightest, when that is less than
+    half the span of any cell of the skins; else None. Such an image, a screen captured
+    black say, cannot hold a board, even shrunk to half its size (which blurs a line of one
+    pixel to half its contrast), and is refused at once, not after the whole search (11 s
+    on a 4K screen). A skin with a flat cell (a learned one, say) turns this off."""
     grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
-    return int(grey.max()) - int(grey.min())
+    span = int(grey.max()) - int(grey.min())
+    return span if 2 * span < min(map(_cell_contrast, skins), default=0) else None
 
 
 @functools.cache
@@ -369,7 +365,7 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
     :raises NoBoardFound: when the image is too large to search (:data:`MAX_PIXELS`).
     """
     check_size(image)
-    if _is_blank(image, skins):
+    if _blank_span(image, skins) is not None:
         return None
     if is_grey(image):
         skins = [_grey_skin(skin) for skin in skins]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 import re
 import subprocess
 import sys
@@ -13,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from autoplay.cli import cli
-from autoplay.nonogram import Grid
 from tests.test_interrupts import large_board
+from tools.nonogram_times import random_clues
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -366,9 +365,7 @@ def test_z3_out_of_memory_is_one_error_line(command: list[str], tmp_path: Path) 
     traceback."""
     puzzle = tmp_path / "puzzle.txt"
     if command[0] == "nonogram":
-        rng = random.Random(5)
-        picture = Grid(tuple(tuple(rng.random() < 0.5 for _ in range(60)) for _ in range(60)))
-        puzzle.write_text(f"{picture.clues()}\n")
+        puzzle.write_text(f"{random_clues(60, 5)}\n")
     else:
         puzzle.write_text(large_board(100, 1))
     script = ("import sys, z3; z3.set_param('memory_max_size', 20); "

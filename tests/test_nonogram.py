@@ -7,7 +7,6 @@ not with :meth:`Grid.clues`, so a fault there cannot hide a fault in the solver.
 from __future__ import annotations
 
 import json
-import random
 import re
 from collections.abc import Iterator
 from itertools import islice, product
@@ -24,6 +23,7 @@ from autoplay.cli import cli
 from autoplay.errors import NonogramFormatError, OutOfTime
 from autoplay.nonogram import EMPTY, FILLED, MAX_SIDE, Clues, Grid, solutions, solve
 from autoplay.pb import PbSolver
+from tools.nonogram_times import random_clues
 
 ARTICLE = Path(__file__).parent.parent / "fixtures" / "nonograms" / "article-20x20.txt"
 
@@ -171,15 +171,8 @@ def test_impossible_clues_are_reported_with_exit_1() -> None:
     assert (code, json.loads(out)) == (1, {"rows": 2, "cols": 2, "solved": False, "grid": None})
 
 
-def random_picture_clues(side: int, seed: int) -> Clues:
-    """The clues of a random side x side picture, half its cells filled: from 40 x 40 on,
-    Z3 can take minutes on them (the 60 x 60 of seed 1 ran past 600 s)."""
-    rng = random.Random(seed)
-    return Grid(tuple(tuple(rng.random() < 0.5 for _ in range(side))
-                      for _ in range(side))).clues()
-
-
-HARD = random_picture_clues(60, 1)
+HARD = random_clues(60, 1)
+"""The clues of a random 60 x 60 picture: Z3 ran past 600 s on them."""
 
 
 def searches(monkeypatch: pytest.MonkeyPatch) -> list[bool | None]:
