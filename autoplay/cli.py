@@ -449,6 +449,7 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool,
                                "exact": guess.exact, "reason": guess.reason}
         if odds is not None:
             report["odds"] = [[*cell, float(p)] for cell, p in odds.probabilities.items()]
+            report["odds_exact"] = odds.exact
         click.echo(json.dumps(report))
         return deduction, guess
     # soft_wrap: a row wider than the terminal, or than 80 columns in a pipe, stays one line

@@ -50,7 +50,7 @@ from fractions import Fraction
 from typing import Literal
 
 from autoplay.board import UNKNOWN, Board, Cell, is_mine_like
-from autoplay.deduce import Constraint, Problem
+from autoplay.deduce import Constraint, Problem, deduce
 from autoplay.errors import InconsistentBoard
 
 log = logging.getLogger(__name__)
@@ -263,13 +263,23 @@ def mine_probabilities(board: Board, *, budget: int = DEFAULT_BUDGET) -> Odds:
         log.warning("odds: ESTIMATE, NOT EXACT: the enumeration of %d frontier cells took more "
                     "than %d steps; guessing from per-count densities", len(problem.frontier),
                     budget)
-        settled = problem.propagate()
+        settled = _proven(board)
         estimate = {j: Fraction(int(mine)) for j, mine in settled.items()}
-        estimate.update(_estimate(problem.residue(settled), problem.outside,
+        estimate.update(_estimate(problem.residue(settled),
+                                  [j for j in problem.outside if j not in settled],
                                   problem.mines_unsettled(settled)))
         return Odds({board.cell(j): p for j, p in sorted(estimate.items())}, False)
     return Odds({board.cell(j): Fraction(mined, count.layouts)
                  for j, mined in sorted(count.mined().items())}, True)
+
+
+def _proven(board: Board) -> dict[int, bool]:
+    """The cells the deducer settles (flat index: True for a mine), for an estimate to keep:
+    guessed from densities alone, a proven-safe cell could show odds of 80%, and a guess
+    fall on a proven mine."""
+    deduction = deduce(board)
+    return ({board.index(cell): False for cell in deduction.safe}
+            | {board.index(cell): True for cell in deduction.mines})
 
 
 CLASSIC_MINES = {(9, 9): 10, (8, 8): 10, (16, 16): 40, (30, 16): 99}

@@ -107,6 +107,21 @@ def test_past_the_work_bound_an_estimate_is_logged_and_marked(
     assert mine_probabilities(board).exact
 
 
+@settings(max_examples=300, deadline=None)
+@given(small_boards(), st.integers(0, 2**32 - 1))
+def test_past_the_work_bound_the_estimate_keeps_every_proof(board: Board, seed: int) -> None:
+    # A proven-safe cell estimated at 80%, or a guess on a proven mine, would contradict
+    # the deducer that decides the same game.
+    truth = enumerate_layouts(board)
+    odds = mine_probabilities(board, budget=1)
+    for cell, mined in truth.mined_in.items():
+        if mined in (0, truth.layouts):
+            assert odds.probabilities[cell] == Fraction(mined, truth.layouts), cell
+    if any(mined < truth.layouts for mined in truth.mined_in.values()):
+        guess = lowest_probability_guess(board, random.Random(seed), budget=1)
+        assert truth.mined_in[guess.cell] < truth.layouts
+
+
 @pytest.mark.parametrize("text", ["mines: 3\n1?\n??", "mines: 1\n1???\n????\n???1",
                                   "mines: 0\n1?"])
 def test_a_board_no_layout_fits_is_inconsistent(text: str) -> None:
