@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import json
 import logging
 import math
@@ -212,6 +213,17 @@ def _more_logging(ctx: click.Context, param: click.Parameter, verbose: int) -> N
         root.setLevel(min(root.level, _log_level(verbose)))
 
 
+def _buffer_stdout() -> None:
+    """Put standard output through a buffer when ``python -u`` or ``PYTHONUNBUFFERED`` left it
+    without one, keeping it line-buffered. Unbuffered, its text layer hands each write to
+    the file at once and drops whatever a partial write leaves, with no error: a reader gone
+    mid-write (``| head``) then ended the run with exit code 0, its output cut short."""
+    stream = sys.stdout
+    if isinstance(stream, io.TextIOWrapper) and isinstance(stream.buffer, io.FileIO):
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(stream.buffer), stream.encoding,
+                                      stream.errors, line_buffering=True)
+
+
 def main() -> None:
     """The console entry point.
 
@@ -221,6 +233,7 @@ def main() -> None:
     """
     if sys.stdout is None:  # started with its output closed: nothing could be told
         sys.exit("Error: standard output is closed")
+    _buffer_stdout()
     status: str | int | None
     try:
         cli(prog_name="autoplay")

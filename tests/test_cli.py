@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -427,6 +428,22 @@ def test_a_reader_that_stops_reading_ends_the_run_quietly() -> None:
     process.stdout.close()
     _, err = process.communicate(board.encode())
     assert (process.returncode, err) == (1, b"")
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_a_reader_gone_mid_write_ends_the_run_quietly(tmp_path: Path, unbuffered: str) -> None:
+    """As ``autoplay solve --json big.txt | head -c 10`` does, with or without
+    PYTHONUNBUFFERED: the write in progress when the reader leaves is cut short, which an
+    unbuffered stream took for done (exit code 0)."""
+    board = tmp_path / "big.txt"
+    board.write_text("mines: 0\n" + ("." * 200 + "\n") * 200)  # 0.4 MB of safe cells in JSON
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    with subprocess.Popen([_autoplay(), "solve", "--json", str(board)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.read(10) == b'{"rows": 2'
+        process.stdout.close()
+        assert (process.wait(), process.stderr.read()) == (1, b"")
 
 
 def test_numbers_longer_than_python_reads_are_refused_in_one_line(tmp_path: Path) -> None:
