@@ -58,7 +58,7 @@ from autoplay.odds import (
     assume_mines,
     mine_probabilities,
 )
-from autoplay.pb import ctrl_c_cancels_checks, z3_version
+from autoplay.pb import ctrl_c_cancels_checks, stopped_by_sigterm, z3_version
 from autoplay.player import STRATEGIES, FirstClick, GameResult, Strategy, play
 from autoplay.recording import Recording
 from autoplay.report import Comparison, Summary, compare, summarize
@@ -152,8 +152,8 @@ def _usage_in_one_line() -> Iterator[None]:
 
 
 class _Group(click.Group):
-    """A click group that turns library and usage errors into one line, and Ctrl-C into
-    exit 130; its commands take ``-v`` after their name too, as users write it."""
+    """A click group that turns library and usage errors into one line, Ctrl-C into exit
+    130 and SIGTERM into 143; its commands take ``-v`` after their name too, as users write it."""
 
     group_class = type  # its subgroups (``skin``) are such groups too
 
@@ -182,6 +182,9 @@ class _Group(click.Group):
         except MemoryError:  # Python's own; Z3's is a SolverGaveUp
             raise click.ClickException("out of memory") from None
         except KeyboardInterrupt:
+            if stopped_by_sigterm():
+                click.echo("Terminated", err=True)
+                ctx.exit(143)
             click.echo("Interrupted", err=True)
             ctx.exit(130)
 

@@ -188,6 +188,16 @@ def _gave_up() -> Iterator[None]:
         raise SolverGaveUp(f"Z3 gave up: {reason}") from None
 
 
+_STOPS = (signal.SIGINT, signal.SIGTERM)
+"""Ctrl-C, and the signal ``kill`` and ``timeout`` send: both stop a run the same way."""
+_stopped_by: list[int] = []
+
+
+def stopped_by_sigterm() -> bool:
+    """Whether the run is being stopped by SIGTERM rather than Ctrl-C."""
+    return signal.SIGTERM in _stopped_by
+
+
 def cancel_checks() -> None:
     """Stop the check running in another thread, and every later one: each raises
     KeyboardInterrupt (an answer cut short must not read as "no layout fits")."""
@@ -197,7 +207,10 @@ def cancel_checks() -> None:
 
 @contextlib.contextmanager
 def ctrl_c_cancels_checks() -> Iterator[None]:
-    """Within this block (in the main thread), Ctrl-C stops a run at once and cleanly.
+    """Within this block (in the main thread), Ctrl-C or SIGTERM stops a run at once and
+    cleanly, as KeyboardInterrupt (:func:`stopped_by_sigterm` tells which): context managers
+    close what they hold (``sim``'s worker processes, a virtual screen), where SIGTERM's
+    default would kill the process and leave its workers to print tracebacks.
 
     The signal wakes a thread that cancels the running check, which raises
     KeyboardInterrupt. Raised in the middle of z3's own Python code it would be lost (in a
@@ -207,24 +220,28 @@ def ctrl_c_cancels_checks() -> Iterator[None]:
     read, write = os.pipe()
     os.set_blocking(write, False)
     old_fd = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
-    old_handler = signal.signal(signal.SIGINT, _interrupt_outside_z3)
-    threading.Thread(target=_cancel_on_ctrl_c, args=(read,), daemon=True).start()
+    old_handlers = {signum: signal.signal(signum, _interrupt_outside_z3) for signum in _STOPS}
+    threading.Thread(target=_cancel_on_stop, args=(read,), daemon=True).start()
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, old_handler)
+        for signum, handler in old_handlers.items():
+            signal.signal(signum, handler)
         signal.set_wakeup_fd(old_fd)
         os.close(write)  # the thread reads the end of the pipe, and stops
 
 
-def _cancel_on_ctrl_c(read: int) -> None:
+def _cancel_on_stop(read: int) -> None:
     with open(read, "rb", buffering=0) as wakeups:
         while signals := wakeups.read(64):
-            if signal.SIGINT in signals:
+            stops = [signum for signum in signals if signum in _STOPS]
+            if stops:
+                _stopped_by.extend(stops)
                 cancel_checks()
 
 
 def _interrupt_outside_z3(signum: int, frame: FrameType | None) -> None:
+    _stopped_by.append(signum)
     while frame is not None:
         if frame.f_code.co_filename.startswith(_Z3_CODE):
             return

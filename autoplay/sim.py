@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import os
 import random
 import re
-import signal
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -335,8 +335,13 @@ def map_seeds(play_one: Callable[[int], _T], seeds: Iterable[int], *, workers: i
 
 
 def _start_worker(setup: Callable[[], None] | None) -> None:
-    """Leave Ctrl-C to the parent, which stops the pool (workers would print tracebacks),
-    then run ``setup``."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """Leave Ctrl-C and SIGTERM to the parent, which stops the pool, then run ``setup``.
+
+    The worker leaves the parent's process group, which a terminal's Ctrl-C and ``kill --
+    -PGID`` signal as a whole: a worker killed by SIGTERM while waiting for its next game
+    holds the pool's queue lock, and stopping the pool then hangs; one left running on
+    Ctrl-C while the parent stops printed tracebacks. A worker whose parent dies ends at
+    its next game, on the closed queue."""
+    os.setpgrp()
     if setup is not None:
         setup()

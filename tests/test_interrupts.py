@@ -1,4 +1,5 @@
-"""Ctrl-C wherever it lands: ``Interrupted``, exit 130, and never an answer cut short.
+"""Ctrl-C wherever it lands: ``Interrupted``, exit 130, and never an answer cut short;
+SIGTERM likewise, as ``Terminated`` and exit 143.
 
 Z3 stops a check it is asked to stop with "unknown", which must not read as "no layout
 fits"; and a KeyboardInterrupt raised inside z3's Python code is lost or turned into
@@ -7,13 +8,15 @@ another error. These run the command line in its own process, as a user would.
 
 from __future__ import annotations
 
+import os
 import random
 import signal
+import time
 from pathlib import Path
 
 import pytest
 
-from autoplay.stats import StatsStore
+from autoplay.stats import StatsError, StatsStore
 from tests.processes import run_autoplay, wait_until_busy
 
 
@@ -55,3 +58,50 @@ def test_ctrl_c_in_kaboom_games_keeps_the_finished_ones(busy: float, tmp_path: P
     out, err = process.communicate(timeout=60)
     assert (process.returncode, out, err) == (130, "", "Interrupted\n")
     assert len(list(StatsStore(path).games())) < 20
+
+
+@pytest.mark.parametrize(("signum", "group", "code", "said"), [
+    (signal.SIGTERM, False, 143, "Terminated\n"),  # kill PID, timeout
+    (signal.SIGTERM, True, 143, "Terminated\n"),   # kill -- -PGID: the workers too
+    (signal.SIGINT, True, 130, "Interrupted\n"),   # a terminal's Ctrl-C: the workers too
+])
+def test_a_stopped_run_of_workers_ends_cleanly(signum: signal.Signals, group: bool, code: int,
+                                               said: str, tmp_path: Path) -> None:
+    """One line, the finished games kept, and no worker left behind. Killed by SIGTERM,
+    the parent left its workers to print tracebacks; the workers killed with it left the
+    pool's lock held, which would hang a parent stopping its pool."""
+    path = tmp_path / "s.sqlite3"
+    process = run_autoplay("sim", "--preset", "beginner", "--games", "100000", "--workers", "2",
+                           "--quiet", "--db", str(path), group=group)
+    deadline = time.monotonic() + 120
+    while not _games(path) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    workers = _children(process.pid)
+    assert len(workers) == 2
+    if group:
+        os.killpg(process.pid, signum)
+    else:
+        process.send_signal(signum)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, out, err) == (code, "", said)
+    assert 0 < _games(path) < 100000
+    time.sleep(0.5)
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+
+
+def _games(path: Path) -> int:
+    """The games recorded in ``path`` so far (none while it is being made)."""
+    try:
+        return len(list(StatsStore(path).games())) if path.exists() else 0
+    except StatsError:
+        return 0
+
+
+def _children(pid: int) -> list[int]:
+    """The worker processes of ``pid`` (a pool's resource tracker is no multiprocessing
+    child; it has no ``spawn_main`` in its command line)."""
+    found = []
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+            found.append(int(child))
+    return found
