@@ -59,6 +59,7 @@ from autoplay.deduce import Problem
 from autoplay.errors import InconsistentBoard
 from autoplay.odds import (
     DEFAULT_BUDGET,
+    NOTHING_TO_GUESS,
     Count,
     Guess,
     GuessReason,
@@ -102,7 +103,7 @@ def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDG
     component, as in :func:`~autoplay.odds.mine_probabilities`.
 
     :raises InconsistentBoard: when no mine layout fits the board.
-    :raises ValueError: when the board has no unknown cell.
+    :raises ValueError: when no unknown cell can be safe (none is left, or all are mines).
     """
     problem = _reduced(Problem(board))
     counter = LayoutCounter(budget)
@@ -110,8 +111,8 @@ def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDG
     if count is None:
         return lowest_probability_guess(board, rng, budget=budget)
     mined = count.mined()
-    if not mined:
-        raise ValueError("no unknown cell left to guess")
+    if all(mines == count.layouts for mines in mined.values()):
+        raise ValueError(NOTHING_TO_GUESS)
 
     def guess(cell: int, reason: GuessReason) -> Guess:
         return Guess(board.cell(cell), Fraction(mined[cell], count.layouts), True, reason)

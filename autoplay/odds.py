@@ -343,6 +343,9 @@ def _merged(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
+NOTHING_TO_GUESS = "no unknown cell can be safe: nothing is left to guess"
+
+
 def lowest_probability_guess(board: Board, rng: random.Random, *,
                              budget: int = DEFAULT_BUDGET) -> Guess:
     """The cell to open when none is proven safe: the lowest mine probability first.
@@ -353,12 +356,12 @@ def lowest_probability_guess(board: Board, rng: random.Random, *,
     to settle its neighbours at once. Remaining ties are broken by ``rng``.
 
     :raises InconsistentBoard: when no mine layout fits the board.
-    :raises ValueError: when the board has no unknown cell.
+    :raises ValueError: when no unknown cell can be safe (none is left, or all are mines).
     """
     odds = mine_probabilities(board, budget=budget)
-    if not odds.probabilities:
-        raise ValueError("no unknown cell left to guess")
-    lowest = min(odds.probabilities.values())
+    lowest = min(odds.probabilities.values(), default=Fraction(1))
+    if lowest == 1:
+        raise ValueError(NOTHING_TO_GUESS)
     ties = [cell for cell, p in odds.probabilities.items() if p == lowest]
     fewest = min(unopened_around(board, board.index(cell)) for cell in ties)
     cell = rng.choice([cell for cell in ties

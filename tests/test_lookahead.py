@@ -275,9 +275,20 @@ def test_a_safer_cell_safe_wherever_the_pick_is_goes_first() -> None:
     assert guess.cell == safer and guess.reason == "secondary safety"
 
 
-def test_a_guess_needs_an_unknown_cell_and_a_board_some_layout_fits() -> None:
-    with pytest.raises(ValueError, match="no unknown cell"):
-        choose_guess(Board.parse("mines: 1\n1*"), random.Random(0))
+@pytest.mark.parametrize("text", [
+    "mines: 1\n1*",  # no unknown cell
+    "mines: 1\n.", "mines: 2\n..", "1.",  # every unknown cell a proven mine
+])
+@pytest.mark.parametrize("choose", [choose_guess, lowest_probability_guess])
+def test_a_guess_needs_a_cell_that_can_be_safe(
+        choose: Callable[[Board, random.Random], object], text: str) -> None:
+    # A proven mine is no guess: choose_guess failed an assertion in its endgame search,
+    # and lowest_probability_guess named the mine at odds of 1.
+    with pytest.raises(ValueError, match="no unknown cell can be safe"):
+        choose(Board.parse(text), random.Random(0))
+
+
+def test_a_guess_needs_a_board_some_layout_fits() -> None:
     with pytest.raises(InconsistentBoard):
         choose_guess(Board.parse("mines: 3\n1?\n??"), random.Random(0))
 
