@@ -339,9 +339,10 @@ def _start_worker(setup: Callable[[], None] | None) -> None:
 
     The worker leaves the parent's process group, which a terminal's Ctrl-C and ``kill --
     -PGID`` signal as a whole: a worker killed by SIGTERM while waiting for its next game
-    holds the pool's queue lock, and stopping the pool then hangs; one left running on
-    Ctrl-C while the parent stops printed tracebacks. A worker whose parent dies ends at
-    its next game, on the closed queue."""
+    holds the pool's queue lock, and stopping the pool then hangs. (One still starting
+    holds no lock: stopped then, it dies, by Ctrl-C with a traceback. Ignoring Ctrl-C from
+    its start would need the parent to ignore it while starting the pool, and lose it.)
+    A worker whose parent dies all the same (``kill -9``) ends on its broken queue."""
     os.setpgrp()
     if setup is not None:
         setup()
