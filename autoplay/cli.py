@@ -662,7 +662,8 @@ def bench_command(suites: tuple[str, ...], repeat: int, as_json: bool) -> None:
              "reference_ms": m.reference_ms, "ratio": m.ratio, "detail": m.detail}
             for m in results]}, indent=2))
         return
-    table = Table(title=f"autoplay bench (medians, {repeat} runs per item, Z3 {z3_version()})")
+    table = Table(title=f"autoplay bench (medians, {plural(repeat, 'run')} per item, "
+                        f"Z3 {z3_version()})")
     for column in ("suite", "what", "items", "ours (ms)", "reference (ms)", "ratio", "found"):
         table.add_column(column, justify="right" if "ms" in column or column in
                          ("items", "ratio") else "left")
