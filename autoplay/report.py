@@ -279,7 +279,7 @@ def plot(games: Sequence[GameRecord], path: str | Path) -> None:
                 box.set(facecolor=colour, alpha=0.8, edgecolor="black", linewidth=0.8)
             for median in parts["medians"]:
                 median.set(color="black", linewidth=1.4)
-        axes.set_xlabel(f"{unit}\n(box: the middle half of the games, line: the median)")
+        axes.set_xlabel(f"{unit}\n(box: the middle half of the games; line: median)")
         axes.set_title(title, loc="left", fontweight="bold")
         axes.grid(axis="x", alpha=0.3)
     seconds.set_xscale("log")
