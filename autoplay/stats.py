@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -293,15 +294,20 @@ def _record_of(source: str, width: int, height: int, mines: int | None, rules: s
                seed: int | None, result: str, clicks: int, guesses: str, seconds: float,
                three_bv: int | None, strategy: str, finished: str) -> GameRecord:
     """A row as a record; ValueError or TypeError when a field is not what was written."""
-    for name, value in (("width", width), ("height", height), ("mines", mines),
-                        ("clicks", clicks), ("three_bv", three_bv)):
+    for name, value, least in (("width", width, 1), ("height", height, 1), ("mines", mines, 0),
+                               ("clicks", clicks, 0), ("three_bv", three_bv, 0)):
         if not isinstance(value, int) and not (name in ("mines", "three_bv") and value is None):
             raise TypeError(f"{name} {value!r} is not a whole number")
+        if value is not None and value < least:
+            raise ValueError(f"{name} {value} is under {least}")
     if not isinstance(seconds, int | float):
         raise TypeError(f"seconds {seconds!r} is not a number")
+    if not 0 <= seconds < math.inf:  # NaN too: --json could not write it
+        raise ValueError(f"seconds {seconds!r} is not a duration")
     odds = json.loads(guesses)
-    if not isinstance(odds, list) or not all(isinstance(p, int | float) for p in odds):
-        raise TypeError(f"guess odds {guesses!r} are not a list of numbers")
+    if not isinstance(odds, list) or not all(isinstance(p, int | float) and 0 <= p <= 1
+                                             for p in odds):
+        raise TypeError(f"guess odds {guesses!r} are not a list of probabilities")
     first = None if first_row is None or first_col is None else Cell(first_row, first_col)
     return GameRecord(source, width, height, mines, rules, first_click, first, seed,
                       result == "won", clicks, tuple(odds), seconds, three_bv, strategy,

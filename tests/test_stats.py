@@ -180,12 +180,18 @@ def test_a_file_where_the_folder_would_be_is_named(tmp_path: Path, inside: str) 
 
 @pytest.mark.parametrize(("column", "value", "why"), [
     ("guess_probabilities", "not json", "Expecting value"),
-    ("guess_probabilities", '{"a": 1}', "not a list of numbers"),
+    ("guess_probabilities", '{"a": 1}', "not a list of probabilities"),
+    ("guess_probabilities", "[0.5, 2]", "not a list of probabilities"),
     ("width", "nine", "width 'nine' is not a whole number"),
+    ("width", -5, "width -5 is under 1"),  # shown as a -5x16 board
+    ("clicks", -1, "clicks -1 is under 0"),
     ("seconds", "x", "seconds 'x' is not a number"),
+    ("seconds", 1e400, "seconds inf is not a duration"),  # --json wrote Infinity
+    ("seconds", -2.0, "seconds -2.0 is not a duration"),
     ("three_bv", "y", "three_bv 'y' is not a whole number"),
 ])
-def test_a_damaged_row_is_named(stats_path: Path, column: str, value: str, why: str) -> None:
+def test_a_damaged_row_is_named(stats_path: Path, column: str, value: object, why: str
+                                ) -> None:
     with StatsStore(stats_path) as store:
         store.record(A_GAME)
         second = store.record(A_GAME)
