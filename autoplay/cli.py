@@ -976,9 +976,14 @@ def learn_command(image: str, board_path: str, name: str) -> None:
 
 @skin_group.command("list")
 def list_command() -> None:
-    """List the installed skins and where they are."""
+    """List the installed skins and where they are, and any that cannot be loaded."""
     for name, folder in vision.skin_folders().items():
-        click.echo(f"{name}\t{folder}")
+        try:
+            vision.Skin.load(folder)
+        except SkinError as error:
+            click.echo(f"{name}\t{folder}\t(left out: {error})")
+        else:
+            click.echo(f"{name}\t{folder}")
 
 
 _REGION = re.compile(r"(-?\d+),(-?\d+),(\d+),(\d+)")

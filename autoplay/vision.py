@@ -20,6 +20,7 @@ images were cut at. :mod:`autoplay.learn` makes one from screenshots and their t
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ import platformdirs
 
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell
 from autoplay.errors import SkinError, UnreadableImage
+
+log = logging.getLogger(__name__)
 
 Image = npt.NDArray[np.uint8]
 """A picture: height x width x 3, BGR."""
@@ -370,7 +373,18 @@ def load_skins(name: str | None = None) -> list[Skin]:
     if not folders:
         raise SkinError(f"no skins installed (looked in {SHIPPED_SKINS} and "
                         f"{learned_skins_dir()})")
-    return [Skin.load(folder) for folder in folders.values()]
+    skins = []
+    for folder in folders.values():
+        try:
+            skins.append(Skin.load(folder))
+        except SkinError as error:
+            if folder.parent == SHIPPED_SKINS:  # the package itself is broken
+                raise
+            # A learned skin gone bad must not stop the others from reading every game.
+            log.warning("%s; left out", error)
+    if not skins:
+        raise SkinError("no installed skin could be loaded")
+    return skins
 
 
 @dataclass(frozen=True, slots=True)

@@ -272,6 +272,23 @@ def test_learn_a_skin_then_read_with_it(learned_skins: Path) -> None:
     assert f"sgt-mines\t{SHIPPED_SKINS / 'sgt-mines'}" in listed
 
 
+def test_a_learned_skin_that_cannot_be_loaded_is_left_out(learned_skins: Path,
+                                                         caplog: pytest.LogCaptureFixture
+                                                         ) -> None:
+    # It stopped every screenshot from being read, whatever its game.
+    (learned_skins / "broken").mkdir(parents=True)
+    (learned_skins / "broken" / "skin.json").write_text("{not json")
+    result = run("read", str(MID))
+    assert (result.exit_code, result.stdout) == (0, truth(MID))
+    assert "broken is not a skin: no readable skin.json" in caplog.text
+    assert "left out" in caplog.text
+    listed = run("skin", "list").stdout.splitlines()
+    assert any(line.startswith(f"broken\t{learned_skins / 'broken'}\t(left out: ")
+               for line in listed)
+    assert f"sgt-mines\t{SHIPPED_SKINS / 'sgt-mines'}" in listed
+    assert run("read", "--skin", "broken", str(MID)).exit_code == 1
+
+
 def test_learning_refuses_a_board_the_screenshot_does_not_show(learned_skins: Path) -> None:
     image = SCREENSHOTS / "xdemineur" / "12x9-lost.png"
     # The same game's board earlier on: same size, other cells.
