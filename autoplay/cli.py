@@ -2,7 +2,7 @@
 
 Each command parses its options, makes one library call and renders the result. Library
 errors (:class:`~autoplay.errors.AutoplayError`) become one ``Error: ...`` line and exit 1;
-Ctrl-C exits 130 with ``Interrupted``.
+Ctrl-C exits 130 with ``Interrupted``, SIGTERM 143 with ``Terminated``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
@@ -58,7 +59,7 @@ from autoplay.odds import (
     assume_mines,
     mine_probabilities,
 )
-from autoplay.pb import ctrl_c_cancels_checks, stopped_by_sigterm, z3_version
+from autoplay.pb import ctrl_c_cancels_checks, stop_signal, z3_version
 from autoplay.player import STRATEGIES, FirstClick, GameResult, Strategy, play
 from autoplay.recording import Recording
 from autoplay.report import Comparison, Summary, compare, summarize
@@ -151,9 +152,16 @@ def _usage_in_one_line() -> Iterator[None]:
         raise _UsageError(error.format_message() + where) from None
 
 
+_STOPPED: dict[int, str] = {signal.SIGINT: "Interrupted", signal.SIGTERM: "Terminated",
+                             signal.SIGHUP: "Hangup"}
+"""What a run stopped by each signal says; its exit code is 128 plus the signal's number,
+as a shell reports a process the signal killed."""
+
+
 class _Group(click.Group):
-    """A click group that turns library and usage errors into one line, Ctrl-C into exit
-    130 and SIGTERM into 143; its commands take ``-v`` after their name too, as users write it."""
+    """A click group that turns library and usage errors into one line, and Ctrl-C, SIGTERM
+    and SIGHUP into exit codes 130, 143 and 129; its commands take ``-v`` after their name
+    too, as users write it."""
 
     group_class = type  # its subgroups (``skin``) are such groups too
 
@@ -182,11 +190,9 @@ class _Group(click.Group):
         except MemoryError:  # Python's own; Z3's is a SolverGaveUp
             raise click.ClickException("out of memory") from None
         except KeyboardInterrupt:
-            if stopped_by_sigterm():
-                click.echo("Terminated", err=True)
-                ctx.exit(143)
-            click.echo("Interrupted", err=True)
-            ctx.exit(130)
+            signum = stop_signal() or signal.SIGINT  # none: Ctrl-C before the handler
+            click.echo(_STOPPED.get(signum, "Interrupted"), err=True)
+            ctx.exit(128 + signum)
 
 
 @click.group(cls=_Group)

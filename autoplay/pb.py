@@ -188,14 +188,21 @@ def _gave_up() -> Iterator[None]:
         raise SolverGaveUp(f"Z3 gave up: {reason}") from None
 
 
-_STOPS = (signal.SIGINT, signal.SIGTERM)
-"""Ctrl-C, and the signal ``kill`` and ``timeout`` send: both stop a run the same way."""
+_STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Ctrl-C, the signal ``kill`` and ``timeout`` send, and a closed terminal's: each stops a
+run the same way."""
 _stopped_by: list[int] = []
+"""The signal stopping the run, once one has come."""
 
 
-def stopped_by_sigterm() -> bool:
-    """Whether the run is being stopped by SIGTERM rather than Ctrl-C."""
-    return signal.SIGTERM in _stopped_by
+def stop_signal() -> int | None:
+    """The signal that stopped the run (the first, if several came), or None."""
+    return _stopped_by[0] if _stopped_by else None
+
+
+def _stopped(signum: int) -> None:
+    if not _stopped_by:
+        _stopped_by.append(signum)
 
 
 def cancel_checks() -> None:
@@ -207,8 +214,8 @@ def cancel_checks() -> None:
 
 @contextlib.contextmanager
 def ctrl_c_cancels_checks() -> Iterator[None]:
-    """Within this block (in the main thread), Ctrl-C or SIGTERM stops a run at once and
-    cleanly, as KeyboardInterrupt (:func:`stopped_by_sigterm` tells which): context managers
+    """Within this block (in the main thread), Ctrl-C, SIGTERM or SIGHUP stops a run at once
+    and cleanly, as KeyboardInterrupt (:func:`stop_signal` tells which): context managers
     close what they hold (``sim``'s worker processes, a virtual screen), where SIGTERM's
     default would kill the process and leave its workers to print tracebacks.
 
@@ -217,6 +224,7 @@ def ctrl_c_cancels_checks() -> Iterator[None]:
     destructor) or turned into another error (in a ctypes call), so there it is left to
     the next check; anywhere else it is raised at once, as usual.
     """
+    _stopped_by.clear()
     read, write = os.pipe()
     os.set_blocking(write, False)
     old_fd = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
@@ -236,12 +244,12 @@ def _cancel_on_stop(read: int) -> None:
         while signals := wakeups.read(64):
             stops = [signum for signum in signals if signum in _STOPS]
             if stops:
-                _stopped_by.extend(stops)
+                _stopped(stops[0])
                 cancel_checks()
 
 
 def _interrupt_outside_z3(signum: int, frame: FrameType | None) -> None:
-    _stopped_by.append(signum)
+    _stopped(signum)
     while frame is not None:
         if frame.f_code.co_filename.startswith(_Z3_CODE):
             return

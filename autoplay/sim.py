@@ -12,11 +12,14 @@ given, so a seed replays a game exactly.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import multiprocessing
 import os
 import random
 import re
+import signal
+import sys
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -330,11 +333,16 @@ def map_seeds(play_one: Callable[[int], _T], seeds: Iterable[int], *, workers: i
         return
     # Fresh processes rather than forks: the parent may already run Z3 or a progress thread.
     context = multiprocessing.get_context("spawn")
-    with context.Pool(workers, initializer=_start_worker, initargs=(setup,)) as pool:
+    with context.Pool(workers, initializer=_start_worker,
+                      initargs=(os.getpid(), setup)) as pool:
         yield from pool.imap_unordered(play_one, seeds)
 
 
-def _start_worker(setup: Callable[[], None] | None) -> None:
+_PR_SET_PDEATHSIG = 1
+"""Linux's ``prctl`` option: the signal a process gets when its parent dies."""
+
+
+def _start_worker(parent: int, setup: Callable[[], None] | None) -> None:
     """Leave Ctrl-C and SIGTERM to the parent, which stops the pool, then run ``setup``.
 
     The worker leaves the parent's process group, which a terminal's Ctrl-C and ``kill --
@@ -342,7 +350,13 @@ def _start_worker(setup: Callable[[], None] | None) -> None:
     holds the pool's queue lock, and stopping the pool then hangs. (One still starting
     holds no lock: stopped then, it dies, by Ctrl-C with a traceback. Ignoring Ctrl-C from
     its start would need the parent to ignore it while starting the pool, and lose it.)
-    A worker whose parent dies all the same (``kill -9``) ends on its broken queue."""
+    Out of the group, it asks Linux for SIGTERM when the parent dies (killed, or a tool
+    with no handler of its own stopped): else it would finish its game, then print a
+    traceback on the broken queue."""
     os.setpgrp()
+    if sys.platform == "linux":
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # it died before the request
+            os._exit(1)
     if setup is not None:
         setup()

@@ -13,14 +13,20 @@ from pathlib import Path
 def run_autoplay(*args: str, display: str | None = None, group: bool = False
                  ) -> subprocess.Popen[str]:
     """Start the CLI as a terminal would (``group``: in a process group of its own, which
-    ``os.killpg`` signals as a terminal's Ctrl-C does). A background job (as CI may start
-    this suite) hands its children SIGINT ignored; a handler here while it starts gives
-    it back."""
+    ``os.killpg`` signals as a terminal's Ctrl-C does)."""
+    return run_python("-m", "autoplay", *args, display=display, group=group)
+
+
+def run_python(*args: str, display: str | None = None, group: bool = False
+               ) -> subprocess.Popen[str]:
+    """Start Python with ``args``, as :func:`run_autoplay` does. A background job (as CI may
+    start this suite) hands its children SIGINT ignored; a handler here while it starts
+    gives it back."""
     env = dict(os.environ) if display is None else os.environ | {"DISPLAY": display}
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        return subprocess.Popen([sys.executable, "-m", "autoplay", *args], text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        return subprocess.Popen([sys.executable, *args], text=True, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env,
                                 process_group=0 if group else None)
     finally:
         signal.signal(signal.SIGINT, previous)
