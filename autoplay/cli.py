@@ -457,8 +457,8 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool,
         guessing = _needs_guess(board, deduction)
         # Guesses and odds need a count; proofs do not (see assume_mines).
         guessed = assume_mines(board) if guessing or show_odds else board
-        guess = choose_guess(guessed, random.Random(0)) if guessing else None
-        odds = mine_probabilities(guessed) if show_odds else None
+        guess = choose_guess(guessed, random.Random(0), proven=deduction) if guessing else None
+        odds = mine_probabilities(guessed, proven=deduction) if show_odds else None
     except InconsistentBoard as error:
         _fail_inconsistent(board, _inconsistency(board, error), as_json)
     assumed = None if guessed is board else guessed.mines

@@ -55,7 +55,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from autoplay.board import MINE, UNKNOWN, Board, Cell, is_mine_like
-from autoplay.deduce import Problem
+from autoplay.deduce import Deduction, Problem
 from autoplay.errors import InconsistentBoard
 from autoplay.odds import (
     DEFAULT_BUDGET,
@@ -96,11 +96,13 @@ class _TooBig(Exception):
     """The endgame search visited more positions than allowed."""
 
 
-def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDGET) -> Guess:
+def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDGET,
+                 proven: Deduction | None = None) -> Guess:
     """The cell to open when none is proven safe: see the module docstring.
 
     ``rng`` breaks ties between equally good cells; ``budget`` bounds the enumeration of each
-    component, as in :func:`~autoplay.odds.mine_probabilities`.
+    component, and ``proven`` (a deduction the caller has) is kept past it, as in
+    :func:`~autoplay.odds.mine_probabilities`.
 
     :raises InconsistentBoard: when no mine layout fits the board.
     :raises ValueError: when no unknown cell can be safe (none is left, or all are mines).
@@ -109,7 +111,7 @@ def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDG
     counter = LayoutCounter(budget)
     count = counter.count(problem)
     if count is None:
-        return lowest_probability_guess(board, rng, budget=budget)
+        return lowest_probability_guess(board, rng, budget=budget, proven=proven)
     mined = count.mined()
     if all(mines == count.layouts for mines in mined.values()):
         raise ValueError(NOTHING_TO_GUESS)
@@ -130,7 +132,7 @@ def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDG
             return guess(move, "endgame search")
     cell = _secondary_safety(problem, counter, count, mined, rng)
     if cell is None:
-        return lowest_probability_guess(board, rng, budget=budget)
+        return lowest_probability_guess(board, rng, budget=budget, proven=proven)
     return guess(cell, "secondary safety")
 
 

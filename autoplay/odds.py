@@ -50,7 +50,7 @@ from fractions import Fraction
 from typing import Literal
 
 from autoplay.board import UNKNOWN, Board, Cell, is_mine_like
-from autoplay.deduce import Constraint, Problem, deduce
+from autoplay.deduce import Constraint, Deduction, Problem, deduce
 from autoplay.errors import InconsistentBoard
 
 log = logging.getLogger(__name__)
@@ -249,11 +249,14 @@ class LayoutCounter:
         return tally
 
 
-def mine_probabilities(board: Board, *, budget: int = DEFAULT_BUDGET) -> Odds:
+def mine_probabilities(board: Board, *, budget: int = DEFAULT_BUDGET,
+                       proven: Deduction | None = None) -> Odds:
     """The probability that each unknown cell holds a mine, every fitting layout equally likely.
 
     Without a total mine count, every layout of the frontier counts once and a cell that
-    touches no count is a mine in half of them.
+    touches no count is a mine in half of them. Past the work bound the estimate keeps
+    what is proven: ``proven``, a deduction the caller has (of this board, or of it without
+    its mine count), else one made here.
 
     :raises InconsistentBoard: when no mine layout fits the board.
     """
@@ -263,7 +266,7 @@ def mine_probabilities(board: Board, *, budget: int = DEFAULT_BUDGET) -> Odds:
         log.warning("odds: ESTIMATE, NOT EXACT: the enumeration of %d frontier cells took more "
                     "than %d steps; guessing from per-count densities", len(problem.frontier),
                     budget)
-        settled = _proven(board)
+        settled = _settled(board, deduce(board) if proven is None else proven)
         estimate = {j: Fraction(int(mine)) for j, mine in settled.items()}
         estimate.update(_estimate(problem.residue(settled),
                                   [j for j in problem.outside if j not in settled],
@@ -273,11 +276,10 @@ def mine_probabilities(board: Board, *, budget: int = DEFAULT_BUDGET) -> Odds:
                  for j, mined in sorted(count.mined().items())}, True)
 
 
-def _proven(board: Board) -> dict[int, bool]:
-    """The cells the deducer settles (flat index: True for a mine), for an estimate to keep:
-    guessed from densities alone, a proven-safe cell could show odds of 80%, and a guess
-    fall on a proven mine."""
-    deduction = deduce(board)
+def _settled(board: Board, deduction: Deduction) -> dict[int, bool]:
+    """The cells ``deduction`` settles (flat index: True for a mine), for an estimate to
+    keep: guessed from densities alone, a proven-safe cell could show odds of 80%, and a
+    guess fall on a proven mine."""
     return ({board.index(cell): False for cell in deduction.safe}
             | {board.index(cell): True for cell in deduction.mines})
 
@@ -347,18 +349,20 @@ NOTHING_TO_GUESS = "no unknown cell can be safe: nothing is left to guess"
 
 
 def lowest_probability_guess(board: Board, rng: random.Random, *,
-                             budget: int = DEFAULT_BUDGET) -> Guess:
+                             budget: int = DEFAULT_BUDGET,
+                             proven: Deduction | None = None) -> Guess:
     """The cell to open when none is proven safe: the lowest mine probability first.
 
     Ties (common: every cell that touches no count has the same odds) go to the cell with
     the fewest unopened neighbours, such as a corner of the unopened area: its count has
     the fewest cells to explain, so it is the likeliest to be a zero that opens an area, or
-    to settle its neighbours at once. Remaining ties are broken by ``rng``.
+    to settle its neighbours at once. Remaining ties are broken by ``rng``. ``proven``: see
+    :func:`mine_probabilities`.
 
     :raises InconsistentBoard: when no mine layout fits the board.
     :raises ValueError: when no unknown cell can be safe (none is left, or all are mines).
     """
-    odds = mine_probabilities(board, budget=budget)
+    odds = mine_probabilities(board, budget=budget, proven=proven)
     lowest = min(odds.probabilities.values(), default=Fraction(1))
     if lowest == 1:
         raise ValueError(NOTHING_TO_GUESS)
@@ -572,11 +576,16 @@ def _convolve(a: Mapping[int, int], b: Mapping[int, int]) -> dict[int, int]:
     return result
 
 
+_UNPROVEN = Fraction(1, 100)
+"""An estimate keeps a cell not proven at least this far from 0 and 1, which mean proven."""
+
+
 def _estimate(residue: Sequence[Constraint], outside: Sequence[int],
               mines_left: int | None) -> dict[int, Fraction]:
-    """A rough stand-in past the work bound: each constraint spreads its mines evenly, a
-    frontier cell takes the highest density among its constraints, and the cells touching
-    no count share what the mine count leaves."""
+    """A rough stand-in past the work bound, for the cells not proven: each constraint
+    spreads its mines evenly, a frontier cell takes the highest density among its
+    constraints, and the cells touching no count share what the mine count leaves; each
+    within :data:`_UNPROVEN` of 0 and 1 at most."""
     probabilities: dict[int, Fraction] = {}
     for c in residue:
         density = Fraction(c.mines, len(c.cells))
@@ -589,4 +598,4 @@ def _estimate(residue: Sequence[Constraint], outside: Sequence[int],
             spare = mines_left - sum(probabilities.values(), Fraction(0))
             density = min(max(spare / len(outside), Fraction(0)), Fraction(1))
         probabilities.update((j, density) for j in outside)
-    return probabilities
+    return {j: min(max(p, _UNPROVEN), 1 - _UNPROVEN) for j, p in probabilities.items()}

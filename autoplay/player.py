@@ -142,7 +142,8 @@ def play(game: Game, *, rng: random.Random, first_cell: Cell | None = None,
             choose = (lookahead.choose_guess if strategy == "lookahead"
                       else odds.lowest_probability_guess)
             # Without the mine count, guessed on an assumed one: proofs never use it.
-            guess = choose(odds.assume_mines(board, budget=budget), rng, budget=budget)
+            guess = choose(odds.assume_mines(board, budget=budget), rng, budget=budget,
+                           proven=deduction)
             log.debug("guess %s p=%.3f%s: %s", guess.cell, guess.probability,
                       "" if guess.exact else " (estimate)", guess.reason)
             guesses.append(guess)

@@ -295,16 +295,19 @@ def test_odds_of_proven_cells_are_0_and_100() -> None:
     assert out.splitlines()[-1].split() == ["-", "100", "0"]
 
 
-def test_estimated_odds_are_marked_and_keep_the_proofs() -> None:
-    # This board's frontier takes too long to count, so its odds are estimates.
-    code, out, _ = run("solve", "--json", "--odds", "-", stdin=large_board(60, 1))
+@pytest.mark.parametrize("timeout", [[], ["--timeout", "0.01"]])
+def test_estimated_odds_are_marked_and_keep_the_proofs(timeout: list[str]) -> None:
+    # This board's frontier takes too long to count, so its odds are estimates. Within a
+    # timeout, the cells the proof did not reach are undecided, and so are their odds.
+    code, out, _ = run("solve", "--json", "--odds", *timeout, "-", stdin=large_board(60, 1))
     assert code == 0
     report = json.loads(out)
     assert report["odds_exact"] is False
     odds = {(row, col): p for row, col, p in report["odds"]}
-    assert report["safe"] and report["mine"]
+    assert report["safe"] and report["mine"] and bool(report["undecided"]) == bool(timeout)
     assert all(odds[tuple(cell)] == 0 for cell in report["safe"])
     assert all(odds[tuple(cell)] == 1 for cell in report["mine"])
+    assert all(0 < odds[tuple(cell)] < 1 for cell in report["undecided"])
     assert any(0 < p < 1 for p in odds.values())
 
 

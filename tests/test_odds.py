@@ -72,9 +72,12 @@ def test_probabilities_weigh_components_against_the_total_as_brute_force(board: 
 @settings(max_examples=100, deadline=None)
 @given(small_boards(), st.integers(0, 2**32))
 def test_the_guess_has_the_lowest_probability(board: Board, seed: int) -> None:
-    assume(board.unknown_cells())
-    guess = lowest_probability_guess(board, random.Random(seed))
     reference = _brute_force(board)
+    if min(reference.values(), default=1) == 1:  # no cell left that can be safe
+        with pytest.raises(ValueError, match="no unknown cell can be safe"):
+            lowest_probability_guess(board, random.Random(seed))
+        return
+    guess = lowest_probability_guess(board, random.Random(seed))
     assert guess.probability == reference[guess.cell] == min(reference.values())
 
 
@@ -110,16 +113,34 @@ def test_past_the_work_bound_an_estimate_is_logged_and_marked(
 @settings(max_examples=300, deadline=None)
 @given(small_boards(), st.integers(0, 2**32 - 1))
 def test_past_the_work_bound_the_estimate_keeps_every_proof(board: Board, seed: int) -> None:
-    # A proven-safe cell estimated at 80%, or a guess on a proven mine, would contradict
-    # the deducer that decides the same game.
+    # A proven-safe cell estimated at 80%, an unproven one at 0%, or a guess on a proven
+    # mine, would contradict the deducer that decides the same game.
+    with pytest.MonkeyPatch.context() as patch:  # every count past the work bound
+        patch.setattr(LayoutCounter, "count", lambda self, problem: None)
+        odds = mine_probabilities(board)
+        guess = (lowest_probability_guess(board, random.Random(seed))
+                 if min(odds.probabilities.values(), default=1) < 1 else None)
+    assert not odds.exact
     truth = enumerate_layouts(board)
-    odds = mine_probabilities(board, budget=1)
     for cell, mined in truth.mined_in.items():
         if mined in (0, truth.layouts):
             assert odds.probabilities[cell] == Fraction(mined, truth.layouts), cell
-    if any(mined < truth.layouts for mined in truth.mined_in.values()):
-        guess = lowest_probability_guess(board, random.Random(seed), budget=1)
-        assert truth.mined_in[guess.cell] < truth.layouts
+        else:
+            assert 0 < odds.probabilities[cell] < 1, cell
+    safe = {cell for cell, mined in truth.mined_in.items() if mined == 0}
+    if guess is not None:
+        assert guess.cell in safe if safe else truth.mined_in[guess.cell] < truth.layouts
+
+
+def test_an_estimate_keeps_a_cell_not_proven_off_0() -> None:
+    # The densities leave no mine for the cells touching no count, though each is a mine in
+    # 1 of the 11 layouts: at 0% one read as proven safe, and was guessed before two that are.
+    board = Board.parse("mines: 5\n...0\n3F3.\n....\n.F..")
+    odds = mine_probabilities(board, budget=1)
+    assert not odds.exact
+    assert all(0 < odds.probabilities[Cell(3, col)] < 1 for col in (0, 2, 3))
+    safe = {cell for cell, p in odds.probabilities.items() if p == 0}
+    assert safe and lowest_probability_guess(board, random.Random(0), budget=1).cell in safe
 
 
 @pytest.mark.parametrize("text", ["mines: 3\n1?\n??", "mines: 1\n1???\n????\n???1",
