@@ -1,11 +1,11 @@
-"""The tools the README's figures name: ``tools/tune.py`` plays the deals of ``autoplay
-sim``, changes only the constants asked for, in every worker, and records the runs so that
-``autoplay stats`` pairs them; ``tools/first_guess.py`` forces the first guess on the deals
-whose first click shows a number; ``tools/rollout.py`` plays the player's later guesses
-again from layouts drawn for their positions; ``tools/solver_checks.py`` counts the
-deducer's Z3 checks under each phase setting; ``tools/unknown_count.py`` plays each deal
-told the mine count and not told; ``tools/nonogram_times.py`` times the nonogram solver on
-the clues of random pictures."""
+"""The tools the figures of the README and docs/ name: ``tools/tune.py`` plays the deals of
+``autoplay sim``, changes only the constants asked for, in every worker, and records the runs
+so that ``autoplay stats`` pairs them; ``tools/first_guess.py`` forces the first guess on the
+deals whose first click shows a number; ``tools/rollout.py`` plays the player's later guesses
+again from layouts drawn for their positions; ``tools/solver_checks.py`` counts the deducer's
+Z3 checks under each phase setting; ``tools/unknown_count.py`` plays each deal told the mine
+count and not told; ``tools/nonogram_times.py`` times the nonogram solver on the clues of
+random pictures."""
 
 from __future__ import annotations
 

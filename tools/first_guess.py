@@ -1,7 +1,7 @@
 """Force the first guess of seeded simulated games, to measure which cell it should be.
 
-How the README's first-guess figures were measured. Of the deals of ``autoplay sim --seed
-S`` (first click safe), it keeps those whose first click shows ``--shows N``, so that a
+How the first-guess figures of docs/win-rates.md were measured. Of the deals of ``autoplay
+sim --seed S`` (first click safe), it keeps those whose first click shows ``--shows N``, so that a
 guess must come next. On each it plays the player as it is, and again once per listed cell
 with that cell opened first and the player going on from there. Every game is recorded in
 a statistics file, the forced ones under a strategy naming their cell, so ``autoplay stats

@@ -1,7 +1,7 @@
 """Play seeded simulated games with some of the lookahead player's constants changed.
 
-How the tuning figures in the README were measured. Game i is dealt as by ``autoplay sim
---seed S`` whatever the constants, and recorded in a statistics file under a strategy
+How the tuning figures in docs/win-rates.md were measured. Game i is dealt as by
+``autoplay sim --seed S`` whatever the constants, and recorded in a statistics file under a strategy
 named after the change (``lookahead`` alone without one), so ``autoplay stats --db`` pairs
 the runs game by game. ``--set`` takes a JSON object of constants of
 ``autoplay.lookahead`` (``NEAR`` and the like; fractions as strings such as ``"8/10"``).
