@@ -725,7 +725,7 @@ def nonogram_command(source: str, as_json: bool, count: bool, timeout: float | N
         sys.exit(1)
 
 
-_CELL = re.compile(r"(\d{1,18}),(\d{1,18})")  # int() takes at most 4300 digits
+_CELL = re.compile(r"([0-9]{1,18}),([0-9]{1,18})")  # int() takes at most 4300 digits
 
 
 @cli.command("sim")
@@ -992,7 +992,7 @@ def list_command() -> None:
             click.echo(f"{name}\t{folder}")
 
 
-_REGION = re.compile(r"(-?\d+),(-?\d+),(\d+),(\d+)")
+_REGION = re.compile(r"(-?[0-9]+),(-?[0-9]+),([0-9]+),([0-9]+)")
 
 
 @cli.command("play")

@@ -259,7 +259,8 @@ PRESETS = {
 """The classic difficulty levels (rules and first click are set apart)."""
 
 
-_BOARD_SIZE = re.compile(r"(\d{1,18})x(\d{1,18})/(\d{1,18})")  # int() takes at most 4300 digits
+# ASCII digits only, as int() takes full-width ones too; and at most 18 (it takes 4300).
+_BOARD_SIZE = re.compile(r"([0-9]{1,18})x([0-9]{1,18})/([0-9]{1,18})")
 
 
 def parse_board(text: str) -> tuple[int, int, int] | None:

@@ -449,6 +449,15 @@ def test_a_reader_gone_mid_write_ends_the_run_quietly(tmp_path: Path, unbuffered
         assert (process.wait(), process.stderr.read()) == (1, b"")
 
 
+@pytest.mark.parametrize("asked", [["--board", "９x9/10"],
+                                   ["--preset", "beginner", "--first-cell", "０,0"]])
+def test_digits_other_than_ascii_are_refused(asked: list[str], tmp_path: Path) -> None:
+    # Python's int() reads full-width digits, and these were taken as 9 and 0.
+    option = asked[-2]
+    code, out, err = run("sim", *asked, "--db", str(tmp_path / "s.sqlite3"))
+    assert (code, out) == (2, "") and err.startswith(f"Error: Invalid value for '{option}'")
+
+
 def test_numbers_longer_than_python_reads_are_refused_in_one_line(tmp_path: Path) -> None:
     huge = "9" * 5000
     code, out, err = run("sim", "--board", f"{huge}x1/1", "--db", str(tmp_path / "s.sqlite3"))
