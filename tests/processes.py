@@ -37,7 +37,21 @@ def wait_until_busy(process: subprocess.Popen[str], seconds: float) -> None:
     loaded machine, time on the clock says little about how far it has got."""
     ticks = os.sysconf("SC_CLK_TCK")
     while process.poll() is None:
-        fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = _stat(process.pid)
         if (int(fields[11]) + int(fields[12])) / ticks >= seconds:  # user and system time
             return
         time.sleep(0.02)
+
+
+def is_running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped by its parent, does not)."""
+    try:
+        return _stat(pid)[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/PID/stat`` after the command's name, the state first (the name,
+    in parentheses, may hold spaces)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()

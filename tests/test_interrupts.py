@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from autoplay.stats import StatsError, StatsStore
-from tests.processes import run_autoplay, run_python, wait_until_busy
+from tests.processes import is_running, run_autoplay, run_python, wait_until_busy
 
 
 def large_board(size: int, seed: int) -> str:
@@ -104,21 +104,12 @@ def test_a_stopped_run_of_workers_ends_cleanly(tool: bool, signum: signal.Signal
         assert (out, err) == ("", said) or said is None
         assert 0 < _games(path) < 100000
         deadline = time.monotonic() + 10
-        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        while any(is_running(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not [pid for pid in workers if _alive(pid)]
+        assert not [pid for pid in workers if is_running(pid)]
     finally:  # a failure must not leave a hundred thousand games running
         process.kill()
         process.communicate()
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, dead but not yet reaped by its parent, does not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
 
 
 def _games(path: Path) -> int:
