@@ -995,6 +995,16 @@ def list_command() -> None:
 _REGION = re.compile(r"(-?[0-9]+),(-?[0-9]+),([0-9]+),([0-9]+)")
 
 
+def _region(ctx: click.Context, param: click.Parameter, text: str | None) -> Region | None:
+    """Check --region up front, before the display is looked for."""
+    if text is None:
+        return None
+    match = _REGION.fullmatch(text)
+    if match is None or int(match[3]) == 0 or int(match[4]) == 0:
+        raise click.BadParameter(f"expected X,Y,W,H such as 0,0,800,600, got {text!r}")
+    return Region(*map(int, match.groups()))
+
+
 @cli.command("play")
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
               help="Games to play; each next one is started the game's own way.")
@@ -1007,7 +1017,7 @@ _REGION = re.compile(r"(-?[0-9]+),(-?[0-9]+),([0-9]+),([0-9]+)")
               help="The game's mine count, when known: more is proven, and wins are seen.")
 @click.option("--monitor", type=click.IntRange(min=0), default=0, show_default=True,
               help="Look for the game on this monitor (0: all of them).")
-@click.option("--region", "region_text", metavar="X,Y,W,H",
+@click.option("--region", metavar="X,Y,W,H", callback=_region,
               help="Look for the game in this rectangle of the screen only.")
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="lookahead",
               show_default=True, help="How to guess when nothing is proven safe.")
@@ -1018,7 +1028,7 @@ _REGION = re.compile(r"(-?[0-9]+),(-?[0-9]+),([0-9]+),([0-9]+)")
               callback=_IMAGE_OUTPUT,
               help="With --dry-run: write the board with the next moves drawn on it.")
 def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | None,
-                 mines: int | None, monitor: int, region_text: str | None, strategy: Strategy,
+                 mines: int | None, monitor: int, region: Region | None, strategy: Strategy,
                  seed: int | None, db: Path | None, dry_run: bool, annotate: Path | None) -> None:
     """Play the Minesweeper game on the screen, and record every game.
 
@@ -1030,8 +1040,7 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
         raise click.UsageError("--annotate goes with --dry-run")
     screen = Screen()
     try:
-        search = screen.search_area(monitor, None if region_text is None
-                                    else _region(region_text))
+        search = screen.search_area(monitor, region)
         game = find_game(screen, search, vision.load_skins(skin_name), mines=mines, speed=speed)
         if dry_run:
             board = game.observe()
@@ -1049,14 +1058,6 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
                         seed=seed, db=db, quiet=False)
     finally:
         screen.close()
-
-
-def _region(text: str) -> Region:
-    match = _REGION.fullmatch(text)
-    if match is None or int(match[3]) == 0 or int(match[4]) == 0:
-        raise click.BadParameter(f"expected X,Y,W,H such as 0,0,800,600, got {text!r}",
-                                 param_hint="'--region'")
-    return Region(*map(int, match.groups()))
 
 
 def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy: Strategy,

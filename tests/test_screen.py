@@ -232,6 +232,15 @@ def test_a_display_that_cannot_be_reached_is_one_error(monkeypatch: pytest.Monke
     with pytest.raises(DesktopError, match="xdotool is not installed"):
         xdotool(":987", "getactivewindow")
 
+@pytest.mark.parametrize("region", ["1,2", "0,0,0,10", "a,b,c,d"])
+def test_a_malformed_region_is_refused_before_the_display_is_looked_for(region: str) -> None:
+    result = CliRunner().invoke(cli, ["play", "--region", region], env={"DISPLAY": ":987"},
+                                prog_name="autoplay")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "Invalid value for '--region': expected X,Y,W,H such as 0,0,800,600, got " \
+           f"{region!r}" in result.stderr
+
+
 
 def test_the_status_words_tell_won_from_lost() -> None:
     sign = PLAYBOOKS["sgt-mines"].sign
