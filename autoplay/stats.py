@@ -18,6 +18,7 @@ by step.
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import math
 import os
@@ -147,6 +148,18 @@ _MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
 """Migration n takes a file from schema version n to n + 1; never edit one, append."""
 
 
+@functools.cache
+def _columns(version: int) -> tuple[str, ...]:
+    """The columns of the games table at schema ``version``, as the migrations make them."""
+    db = sqlite3.connect(":memory:")
+    try:
+        for migrate in _MIGRATIONS[:version]:
+            migrate(db)
+        return tuple(name for _, name, *_ in db.execute("PRAGMA table_info(games)"))
+    finally:
+        db.close()
+
+
 BUSY_SECONDS = 5.0
 """How long opening or writing the file waits while another program holds it locked."""
 
@@ -171,8 +184,15 @@ class StatsStore:
                 if not read_only or os.access(self.path.parent, os.W_OK):  # locked, say
                     raise
                 # On read-only media: the write-ahead log needs a file beside the database
-                # that cannot be made there; and no one can write there either.
+                # that cannot be made there; and no one can write there either. Opened
+                # as immutable, the database is read without its log, so a log holding
+                # games (a run killed before it folded them in) is refused, not ignored.
                 self._db.close()
+                log = Path(f"{self.path}-wal")
+                if log.is_file() and log.stat().st_size > 0:
+                    raise StatsError(f"cannot read {self.path} here: its latest games are in "
+                                     f"{log.name}, which SQLite reads only in a folder it "
+                                     f"can write to; copy both files to one")
                 self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?immutable=1",
                                            uri=True, isolation_level=None)
                 version = self._version()
@@ -212,28 +232,38 @@ class StatsStore:
                              ) from None
 
     def _migrate(self, version: int, read_only: bool) -> None:
-        if version == 0 and (tables := [name for (name,) in self._db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]):
-            # Another program's database: leave it untouched.
-            raise StatsError(f"{self.path} is not a statistics file: it holds other tables "
-                             f"({', '.join(tables)})")
         if version > len(_MIGRATIONS):
             raise StatsError(f"{self.path} has schema version {version}, newer than the "
                              f"{len(_MIGRATIONS)} this autoplay knows: upgrade autoplay")
+        self._check_tables(version)
         if read_only:  # the current schema, or an empty file
             return
-        # Write-ahead logging: a commit is one append, and readers never block the writer.
-        self._db.execute("PRAGMA journal_mode = WAL")
-        self._db.execute("PRAGMA synchronous = NORMAL")
-        for number in range(version, len(_MIGRATIONS)):
+        if version < len(_MIGRATIONS):  # in one transaction: no file is left between versions
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                _MIGRATIONS[number](self._db)
-                self._db.execute(f"PRAGMA user_version = {number + 1}")
+                for migrate in _MIGRATIONS[version:]:
+                    migrate(self._db)
+                self._db.execute(f"PRAGMA user_version = {len(_MIGRATIONS)}")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+        # Write-ahead logging: a commit is one append, and readers never block the writer.
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute("PRAGMA synchronous = NORMAL")
+
+    def _check_tables(self, version: int) -> None:
+        """Refuse, before anything is written, a file whose tables are not those autoplay
+        made at its version: another program's database is left as it was."""
+        tables = [name for (name,) in self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        if version == 0 and tables:
+            raise StatsError(f"{self.path} is not a statistics file: it holds other tables "
+                             f"({', '.join(tables)})")
+        columns = tuple(name for _, name, *_ in self._db.execute("PRAGMA table_info(games)"))
+        if version > 0 and (tables != ["games"] or columns != _columns(version)):
+            raise StatsError(f"{self.path} is not a statistics file: its tables "
+                             f"({', '.join(tables) or 'none'}) are not those autoplay writes")
 
     def __enter__(self) -> Self:
         return self
@@ -278,37 +308,61 @@ class StatsStore:
         """
         if self._empty:
             return
-        rows = self._db.execute(
-            "SELECT id, source, width, height, mines, rules, first_click, first_row, "
-            "first_col, seed, result, clicks, guess_probabilities, seconds, three_bv, "
-            "strategy, finished FROM games ORDER BY id")
-        for row_id, *row in rows:
-            try:
-                yield _record_of(*row)
-            except (ValueError, TypeError) as error:
-                raise StatsError(f"{self.path}: game {row_id} is damaged ({error})") from None
+        try:
+            rows = self._db.execute(
+                "SELECT id, source, width, height, mines, rules, first_click, first_row, "
+                "first_col, seed, result, clicks, guess_probabilities, seconds, three_bv, "
+                "strategy, finished FROM games ORDER BY id")
+            for row_id, *row in rows:
+                try:
+                    record = _record_of(*row)
+                except (ValueError, TypeError, RecursionError) as error:
+                    raise StatsError(f"{self.path}: game {row_id} is damaged ({error})"
+                                     ) from None
+                yield record
+        except sqlite3.DatabaseError as error:  # a damaged page, read only now
+            raise StatsError(f"{self.path} is damaged: {error}") from None
 
 
 def _record_of(source: str, width: int, height: int, mines: int | None, rules: str,
                first_click: str, first_row: int | None, first_col: int | None,
                seed: int | None, result: str, clicks: int, guesses: str, seconds: float,
                three_bv: int | None, strategy: str, finished: str) -> GameRecord:
-    """A row as a record; ValueError or TypeError when a field is not what was written."""
+    """A row as a record; ValueError or TypeError when a field is not what was written
+    (RecursionError for odds nested beyond reading)."""
+    for name, text in (("source", source), ("rules", rules), ("first_click", first_click),
+                       ("result", result), ("guess odds", guesses), ("strategy", strategy),
+                       ("finished", finished)):
+        if not isinstance(text, str):
+            raise TypeError(f"{name} {text!r} is not text")
+    if result not in ("won", "lost"):
+        raise ValueError(f"result {result!r} is neither won nor lost")
     for name, value, least in (("width", width, 1), ("height", height, 1), ("mines", mines, 0),
-                               ("clicks", clicks, 0), ("three_bv", three_bv, 0)):
-        if not isinstance(value, int) and not (name in ("mines", "three_bv") and value is None):
+                               ("clicks", clicks, 0), ("three_bv", three_bv, 0),
+                               ("first_row", first_row, 0), ("first_col", first_col, 0),
+                               ("seed", seed, -math.inf)):
+        if not isinstance(value, int) and not (name not in _REQUIRED and value is None):
             raise TypeError(f"{name} {value!r} is not a whole number")
         if value is not None and value < least:
             raise ValueError(f"{name} {value} is under {least}")
+    if (first_row is None) != (first_col is None):
+        raise ValueError(f"the first cell ({first_row}, {first_col}) is half given")
     if not isinstance(seconds, int | float):
         raise TypeError(f"seconds {seconds!r} is not a number")
     if not 0 <= seconds < math.inf:  # NaN too: --json could not write it
         raise ValueError(f"seconds {seconds!r} is not a duration")
     odds = json.loads(guesses)
-    if not isinstance(odds, list) or not all(isinstance(p, int | float) and 0 <= p <= 1
+    if not isinstance(odds, list) or not all(type(p) in (int, float) and 0 <= p <= 1
                                              for p in odds):
         raise TypeError(f"guess odds {guesses!r} are not a list of probabilities")
     first = None if first_row is None or first_col is None else Cell(first_row, first_col)
-    return GameRecord(source, width, height, mines, rules, first_click, first, seed,
-                      result == "won", clicks, tuple(odds), seconds, three_bv, strategy,
-                      datetime.datetime.fromisoformat(finished))
+    record = GameRecord(source, width, height, mines, rules, first_click, first, seed,
+                        result == "won", clicks, tuple(odds), seconds, three_bv, strategy,
+                        datetime.datetime.fromisoformat(finished))
+    if not math.isfinite(record.three_bv_per_second or 0.0):
+        raise ValueError(f"3BV {three_bv} in {seconds!r} seconds is not a speed")
+    return record
+
+
+_REQUIRED = ("width", "height", "clicks")
+"""The whole-number columns that cannot be NULL."""

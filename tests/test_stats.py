@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import shutil
 import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -104,14 +108,23 @@ def test_games_of_a_version_1_file_were_played_by_the_lowest_probability(
     db.close()
 
 
-def test_a_version_2_file_autoplay_did_not_write_is_refused(stats_path: Path) -> None:
+@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("tables", [["games (id INTEGER PRIMARY KEY, mines TEXT)"],
+                                    ["notes (id INTEGER PRIMARY KEY, text TEXT)"], []])
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_versioned_file_autoplay_did_not_write_is_refused_and_left_as_it_was(
+        stats_path: Path, version: int, tables: list[str], read_only: bool) -> None:
     db = sqlite3.connect(stats_path)
-    db.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, mines TEXT)")
-    db.execute("PRAGMA user_version = 2")
+    for table in tables:
+        db.execute(f"CREATE TABLE {table}")
+    db.execute(f"PRAGMA user_version = {version}")
     db.close()
-    with pytest.raises(StatsError, match="is not a statistics file: its games table has no "
-                                         "mines column as autoplay wrote it"):
-        StatsStore(stats_path)
+    before = stats_path.read_bytes()
+    with pytest.raises(StatsError, match=r"is not a statistics file: its tables \(\w*\) are "
+                                         "not those autoplay writes"):
+        StatsStore(stats_path, read_only=read_only)
+    assert stats_path.read_bytes() == before
+    assert sorted(p.name for p in stats_path.parent.iterdir()) == [stats_path.name]
 
 
 def test_a_file_from_a_newer_autoplay_is_refused(stats_path: Path) -> None:
@@ -189,19 +202,84 @@ def test_a_file_where_the_folder_would_be_is_named(tmp_path: Path, inside: str) 
     ("seconds", 1e400, "seconds inf is not a duration"),  # --json wrote Infinity
     ("seconds", -2.0, "seconds -2.0 is not a duration"),
     ("three_bv", "y", "three_bv 'y' is not a whole number"),
+    ("seconds", 1e-320, "3BV 3 in 1e-320 seconds is not a speed"),  # --json wrote Infinity
+    ("first_row", "a", "first_row 'a' is not a whole number"),
+    ("first_row", -3, "first_row -3 is under 0"),  # shown as "safe at (-3, 7)"
+    ("first_col", None, r"the first cell \(4, None\) is half given"),
+    ("source", b"A", "source b'A' is not text"),
+    ("result", "drawn", "result 'drawn' is neither won nor lost"),
+    ("guess_probabilities", "[true]", "not a list of probabilities"),
+    ("guess_probabilities", "[" * 100_000 + "]" * 100_000, "recursion"),
+    ("seed", 0.5, "seed 0.5 is not a whole number"),
 ])
 def test_a_damaged_row_is_named(stats_path: Path, column: str, value: object, why: str
                                 ) -> None:
     with StatsStore(stats_path) as store:
         store.record(A_GAME)
-        second = store.record(A_GAME)
+        second = store.record(dataclasses.replace(A_GAME, first_cell=Cell(4, 7)))
     db = sqlite3.connect(stats_path)
+    db.execute("PRAGMA ignore_check_constraints = ON")
     db.execute(f"UPDATE games SET {column} = ? WHERE id = ?", (value, second))
     db.commit()
     db.close()
     with (StatsStore(stats_path) as store,
           pytest.raises(StatsError, match=f"game {second} is damaged.*{why}")):
         list(store.games())
+
+
+def test_a_damaged_page_is_one_error(stats_path: Path) -> None:
+    """Opening reads only the first page: a damaged later one shows when the games are read."""
+    with StatsStore(stats_path) as store:
+        for _ in range(300):
+            store.record(A_GAME)
+    with stats_path.open("r+b") as file:
+        file.seek(2 * 4096)
+        file.write(b"\xa5" * 4096)
+    with (StatsStore(stats_path, read_only=True) as store,
+          pytest.raises(StatsError, match="is damaged: database disk image is malformed")):
+        list(store.games())
+
+
+@pytest.fixture
+def read_only_media(tmp_path: Path) -> Iterator[Path]:
+    """A folder on a file system mounted read-only, filled while it was writable."""
+    media = tmp_path / "media"
+    media.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(media)],
+                      capture_output=True, check=False).returncode != 0:
+        pytest.skip("mounting a file system needs root")
+    try:
+        yield media
+    finally:
+        subprocess.run(["umount", str(media)], check=True)
+
+
+def _remount_read_only(media: Path) -> None:
+    subprocess.run(["mount", "-o", "remount,ro", str(media)], check=True)
+
+
+def test_a_file_on_read_only_media_reads(stats_path: Path, read_only_media: Path) -> None:
+    with StatsStore(stats_path) as store:
+        store.record(A_GAME)
+    shutil.copy(stats_path, read_only_media)
+    _remount_read_only(read_only_media)
+    with StatsStore(read_only_media / stats_path.name, read_only=True) as store:
+        assert [_without_time(g) for g in store.games()] == [A_GAME]
+
+
+def test_games_in_a_log_on_read_only_media_are_not_left_out(
+        stats_path: Path, read_only_media: Path) -> None:
+    """A run killed before its log was folded in leaves games in ``-wal`` alone, which
+    SQLite cannot read where it cannot write its index beside it."""
+    with StatsStore(stats_path) as store:
+        store.record(A_GAME)
+        shutil.copy(stats_path, read_only_media)  # still open: the game is in the log
+        shutil.copy(f"{stats_path}-wal", read_only_media)
+    assert os.path.getsize(read_only_media / f"{stats_path.name}-wal") > 0
+    _remount_read_only(read_only_media)
+    with pytest.raises(StatsError, match="its latest games are in stats.sqlite3-wal, which "
+                                         "SQLite reads only in a folder it can write to"):
+        StatsStore(read_only_media / stats_path.name, read_only=True)
 
 
 def test_killing_a_run_loses_no_finished_game(stats_path: Path) -> None:
