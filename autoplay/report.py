@@ -169,12 +169,26 @@ class Comparison:
 
     @property
     def ci95(self) -> tuple[float, float]:
-        """The 95% interval of the difference, for paired games (the normal approximation
-        of McNemar's setting: only discordant games carry variance)."""
+        """The 95% interval of the difference, for paired games: Newcombe's hybrid score
+        interval (his method 10, 1998). The normal approximation shrinks to a point when
+        no game, or few, was won by one strategy alone, as if 20 games settled it; this one
+        joins the two rates' Wilson intervals, weighed by how the games pair."""
+        n = self.games
         first, second = self.only
-        spread = math.sqrt(max(first + second - (first - second) ** 2 / self.games, 0.0))
-        half = _Z95 * spread / self.games
-        return self.difference - half, self.difference + half
+        both = self.wins[0] - first
+        neither = n - both - first - second
+        rate1, rate2 = self.wins[0] / n, self.wins[1] / n
+        low1, high1 = wilson_interval(self.wins[0], n)
+        low2, high2 = wilson_interval(self.wins[1], n)
+        margins = self.wins[0] * (n - self.wins[0]) * self.wins[1] * (n - self.wins[1])
+        excess = both * neither - first * second
+        corrected = excess if excess < 0 else max(excess - n / 2, 0)  # Newcombe's correction
+        phi = corrected / math.sqrt(margins) if margins else 0.0
+        below = math.sqrt(max(0.0, (rate1 - low1) ** 2 + (high2 - rate2) ** 2
+                              - 2 * phi * (rate1 - low1) * (high2 - rate2)))
+        above = math.sqrt(max(0.0, (high1 - rate1) ** 2 + (rate2 - low2) ** 2
+                              - 2 * phi * (high1 - rate1) * (rate2 - low2)))
+        return self.difference - below, self.difference + above
 
     def as_dict(self) -> dict[str, Any]:
         """The figures as plain JSON values."""

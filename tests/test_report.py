@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
+import random
 from pathlib import Path
 
 import pytest
@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from autoplay.board import Cell
 from autoplay.cli import cli
-from autoplay.report import Configuration, compare, summarize, wilson_interval
+from autoplay.report import Comparison, Configuration, compare, summarize, wilson_interval
 from autoplay.stats import GameRecord, StatsStore
 
 
@@ -63,8 +63,8 @@ def test_strategies_are_compared_on_the_seeds_both_played(stats_path: Path) -> N
     assert (comparison.strategies, comparison.games, comparison.wins, comparison.only) == (
         ("lookahead", "lowest-probability"), 6, (4, 3), (2, 1))
     assert comparison.difference == pytest.approx(1 / 6)
-    half = 1.959963984540054 * math.sqrt(3 - 1 / 6) / 6
-    assert comparison.ci95 == pytest.approx((1 / 6 - half, 1 / 6 + half))
+    low, high = comparison.ci95
+    assert -1 < low < 1 / 6 < high < 1
     _record(stats_path, [*new, *old])
     result = CliRunner().invoke(cli, ["stats", "--db", str(stats_path), "--json"])
     assert json.loads(result.output)["comparisons"] == [comparison.as_dict()]
@@ -124,3 +124,44 @@ def test_stats_of_a_file_that_is_not_one(stats_path: Path) -> None:
     result = CliRunner().invoke(cli, ["stats", "--db", str(stats_path)])
     assert (result.exit_code, result.output) == (
         1, f"Error: {stats_path} is not a statistics file: file is not a database\n")
+
+
+def _paired(both: int, first: int, second: int, neither: int) -> Comparison:
+    return Comparison(Configuration("simulator", 9, 9, 10, "standard", "safe", Cell(0, 0),
+                                    "lookahead"), ("lookahead", "lowest-probability"),
+                      both + first + second + neither, (both + first, both + second),
+                      (first, second))
+
+
+def test_the_paired_interval_does_not_shrink_to_a_point() -> None:
+    """Twenty games won alike by both strategies do not prove them equal to the point."""
+    low, high = _paired(18, 0, 0, 2).ci95
+    assert low == pytest.approx(-high) and 0.1 < high < 0.25
+    low, high = _paired(0, 3, 0, 0).ci95  # three games, each won by the first alone
+    assert 0 < low < 0.5 and high == pytest.approx(1.0)
+
+
+def test_the_paired_interval_turns_round_with_the_strategies() -> None:
+    low, high = _paired(14, 5, 0, 22).ci95
+    assert _paired(14, 0, 5, 22).ci95 == pytest.approx((-high, -low))
+    assert 0 < low < 5 / 41 < high
+
+
+@pytest.mark.parametrize(("shares", "games"), [
+    ((0.88, 0.02, 0.0, 0.10), 50),  # few won by one alone: the normal approximation held 63%
+    ((0.85, 0.03, 0.01, 0.11), 200),
+    ((0.45, 0.10, 0.05, 0.40), 50),
+    ((0.40, 0.05, 0.05, 0.50), 30),
+])
+def test_the_paired_interval_holds_the_true_difference_95_times_in_100(
+        shares: tuple[float, float, float, float], games: int) -> None:
+    rng = random.Random(1)
+    truth = shares[1] - shares[2]
+    held = 0
+    for _ in range(2000):
+        cells = [0, 0, 0, 0]
+        for cell in rng.choices(range(4), shares, k=games):
+            cells[cell] += 1
+        low, high = _paired(*cells).ci95
+        held += low <= truth <= high
+    assert held >= 0.93 * 2000
