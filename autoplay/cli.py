@@ -1112,19 +1112,25 @@ def demo_command(game_name: str, preset: str, games: int, flag_mines: bool, spee
     """
     level = LEVELS[game_name][preset]
     recording = None if record_path is None else Recording()
-    with VirtualDisplay() as display, launch_game(game_name, display.name,
-                                                  level.args) as window:
-        if level.keys:
-            window.choose(*level.keys)
-        screen = Screen(display.name)
-        try:
-            game = find_game(screen, screen.search_area(), vision.load_skins(game_name),
-                             mines=level.mines, speed=speed, timeout=10.0,
-                             on_frame=None if recording is None else recording.add)
-            records = _play_on_screen(game, games, flag_mines=flag_mines, strategy="lookahead",
-                                      seed=seed, db=db, quiet=as_json)
-        finally:
-            screen.close()
+    try:
+        with VirtualDisplay() as display, launch_game(game_name, display.name,
+                                                      level.args) as window:
+            if level.keys:
+                window.choose(*level.keys)
+            screen = Screen(display.name)
+            try:
+                game = find_game(screen, screen.search_area(), vision.load_skins(game_name),
+                                 mines=level.mines, speed=speed, timeout=10.0,
+                                 on_frame=None if recording is None else recording.add)
+                records = _play_on_screen(game, games, flag_mines=flag_mines,
+                                          strategy="lookahead", seed=seed, db=db, quiet=as_json)
+            finally:
+                screen.close()
+    except BaseException:  # stopped, or the game lost: the moves played are kept too
+        if recording is not None and record_path is not None and recording.games:
+            recording.save(record_path)
+            click.echo(f"the moves played are saved to {record_path}", err=True)
+        raise
     if recording is not None and record_path is not None:
         recording.save(record_path)
     summary = summarize(records)[0]

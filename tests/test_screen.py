@@ -526,6 +526,27 @@ def test_demo_plays_on_its_own_display_and_records(tmp_path: Path) -> None:
         assert picture.n_frames > 4
 
 
+def test_a_stopped_demo_keeps_its_recording(tmp_path: Path) -> None:
+    gif = tmp_path / "demo.gif"
+    with subprocess.Popen(
+            [sys.executable, "-m", "autoplay", "demo", "--games", "50", "--db",
+             str(tmp_path / "s.sqlite3"), "--record", str(gif)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env={k: v for k, v in os.environ.items() if k != "DISPLAY"}) as process:
+        assert process.stderr is not None
+        ready, _, _ = select.select([process.stderr], [], [], 120)  # the first game's line
+        first = process.stderr.readline() if ready else ""
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    assert first.startswith("game 1: "), first
+    assert process.returncode == 130
+    assert err.endswith(f"the moves played are saved to {gif}\nInterrupted\n"), err
+    from PIL import Image
+    with Image.open(gif) as picture:
+        assert picture.n_frames > 4
+    assert 1 <= len(list(StatsStore(tmp_path / "s.sqlite3").games())) < 50
+
+
 def test_gnome_mines_games_end_at_its_dialog(tmp_path: Path) -> None:
     # A won GNOME Mines game is told by its Congratulations window, which covers the board
     # at once: the game is judged won from it, and the window closed for the next game.
