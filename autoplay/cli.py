@@ -1044,11 +1044,19 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
         game = find_game(screen, search, vision.load_skins(skin_name), mines=mines, speed=speed)
         if dry_run:
             board = game.observe()
-            deduction, guess = _print_deduction(board, None, False, False)
+            first = game.first_cell if all(s == UNKNOWN for s in board.states) else None
+            if first is None:
+                deduction, guess = _print_deduction(board, None, False, False)
+                move = None if guess is None else (guess.cell, float(guess.probability))
+            else:  # what play would do: open where the game's rules promise no mine
+                deduction, move = Deduction(frozenset(), frozenset()), (first, 0.0)
+                Console(highlight=False, soft_wrap=True).print(_render(board, deduction))
+                promise = "an opening" if game.playbook.first_click == "opening" else "no mine"
+                click.echo(f"a new game: the first click is {_cell_list({first})}, where "
+                           f"{game.skin.name} promises {promise}")
             if annotate:
-                _write_image(annotate, draw_deduction(
-                    game.frame, game.local_geometry(), deduction,
-                    None if guess is None else (guess.cell, float(guess.probability))))
+                _write_image(annotate, draw_deduction(game.frame, game.local_geometry(),
+                                                      deduction, move))
             return
         if game.mines is None:
             click.echo(f"the mine count is not given (--mines N): proofs do without it, and "

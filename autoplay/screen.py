@@ -373,18 +373,28 @@ class ScreenGame:
                  on_frame: Callable[[Image, bool], None] | None = None) -> None:
         self.screen, self.skin, self.search = screen, skin, search
         self.playbook = playbook_of(skin.name)
+        cols, rows = reading.geometry.cols, reading.geometry.rows
         if mines is None:
-            mines = self.playbook.mines_of(reading.geometry.cols, reading.geometry.rows)
+            mines = self.playbook.mines_of(cols, rows)
+        if mines is not None and mines >= cols * rows:
+            raise DesktopError(f"{mines} mines do not fit the {cols}x{rows} {skin.name} board "
+                               f"with a cell to open: is the mine count right?")
         self.mines, self.speed, self.redraw_timeout = mines, speed, redraw_timeout
         self.on_frame = on_frame
         self.geometry = reading.geometry
         """Where the board is, in screen pixels."""
         self.clicks: list[Click] = []
         """Every click sent, in order: the record the choke point keeps."""
-        self._board = reading.board.with_mines(mines)
         self._last_read: tuple[Image, Reading] | None = None
         self._frame = self._grab()
-        self._outcome: Outcome = "playing"
+        if self.playbook.hover:  # a covered cell under the pointer is lit: it reads as opened
+            self._park(inside=False)
+            self._frame = self._settled(self._grab())
+            reading = self._read(self._frame)
+            if not reading.is_complete():
+                raise _unknown_cells(reading)
+        self._board = reading.board.with_mines(mines)
+        self._outcome: Outcome = judge(self._board)
         self._face: Image | None = None
         self._idle = 0
         self.sign_seen = False
@@ -730,10 +740,13 @@ class ScreenGame:
                 self.sign_seen = self._face is not None and not np.array_equal(face, self._face)
             if not self.sign_seen:
                 time.sleep(0.02)
-        if sign is not None and not self.sign_seen and not (
-                isinstance(sign, Dialog) and self._outcome == "lost"):
-            log.warning("%s did not show that the game is %s within %s s", self.skin.name,
-                        self._outcome, timeout)
+        if sign is not None and not self.sign_seen and self._outcome == "won":
+            raise DesktopError(f"the board looks won with {self.mines} mines, but "
+                               f"{self.skin.name} did not say so within {timeout} s: is the "
+                               f"mine count right?")
+        if sign is not None and not self.sign_seen and not isinstance(sign, Dialog):
+            log.warning("%s did not show that the game is lost within %s s", self.skin.name,
+                        timeout)
         if isinstance(sign, Dialog) and self.sign_seen:
             self._close_dialog(sign, timeout)
         frame = self._settled(self._grab())
@@ -831,7 +844,11 @@ def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int |
 def play_games(game: ScreenGame, games: int, play_one: Callable[[ScreenGame], GameResult]
                ) -> Iterator[GameRecord]:
     """Play ``games`` games in a row, each started the game's own way, yielding each
-    game's record as it ends (so a caller can store it at once)."""
+    game's record as it ends (so a caller can store it at once).
+
+    A game already over on the screen is not one of them: a new one is started first."""
+    if game.outcome != "playing":
+        game.new_game()
     for index in range(games):
         if index:
             game.new_game()

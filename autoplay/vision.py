@@ -793,7 +793,14 @@ def reading_of(geometry: Geometry, skin: Skin, match: Match) -> Reading:
                    unrecognized)
 
 
+DESCRIBED = 5
+"""How many unrecognised cells :func:`describe` names: an error stays one readable line."""
+
+
 def describe(reading: Reading) -> str:
-    """The unrecognised cells in words, for an error or a report."""
-    return "; ".join(f"({u.cell.row}, {u.cell.col}) looks most like {u.closest!r} at "
-                     f"distance {u.distance}" for u in reading.unrecognized)
+    """The unrecognised cells in words, the first :data:`DESCRIBED` of them, for an error
+    or a report."""
+    named = "; ".join(f"({u.cell.row}, {u.cell.col}) looks most like {u.closest!r} at "
+                      f"distance {u.distance}" for u in reading.unrecognized[:DESCRIBED])
+    more = len(reading.unrecognized) - DESCRIBED
+    return named + (f"; and {more} more" if more > 0 else "")

@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from autoplay.board import EXPLODED, UNKNOWN, Board, Cell, three_bv
 from autoplay.cli import cli
 from autoplay.deduce import deduce
-from autoplay.desktop import GameWindow, Region, launch_game, xdotool
+from autoplay.desktop import LEVELS, GameWindow, Region, launch_game, xdotool
 from autoplay.errors import BoardCut, DesktopError, UnknownCells, WindowLost
 from autoplay.player import GameResult, play
 from autoplay.screen import (
@@ -222,6 +222,67 @@ def test_a_lost_game_that_hides_its_mines_is_stored_with_its_count_unknown(
     assert game.outcome == "lost" and game.observe()[mine] == EXPLODED
     assert (stored.width, stored.height, stored.mines, stored.three_bv) == (
         width, height, None, None)
+
+
+def test_a_game_over_on_the_screen_is_not_recorded_a_new_one_is_played(
+        xvfb: str, screen: Screen) -> None:
+    with launch_game("sgt-mines", xvfb, ["9x9n10"]):
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"), mines=10,
+                         timeout=5)
+        [first] = play_games(game, 1, lambda g: play(g, rng=random.Random(1),
+                                                     first_cell=g.first_cell))
+        again = find_game(screen, screen.search_area(), load_skins("sgt-mines"), mines=10,
+                          timeout=5)
+        assert again.outcome == ("won" if first.won else "lost")
+        [second] = play_games(again, 1, lambda g: play(g, rng=random.Random(2),
+                                                       first_cell=g.first_cell))
+    assert first.first_cell == second.first_cell == again.first_cell is not None
+    assert second.clicks > 0 and second.seconds > 0
+
+
+def test_a_mine_count_the_board_cannot_hold_is_refused_before_a_click(
+        xvfb: str, screen: Screen) -> None:
+    with launch_game("sgt-mines", xvfb, ["9x9n10"]):
+        with pytest.raises(DesktopError, match="81 mines do not fit the 9x9 sgt-mines board "
+                                               "with a cell to open: is the mine count right"):
+            find_game(screen, screen.search_area(), load_skins("sgt-mines"), mines=81,
+                      timeout=5)
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"), mines=80,
+                         timeout=5)
+        assert game.clicks == [] and game.outcome == "playing"
+
+
+def test_a_win_the_game_does_not_confirm_is_not_recorded(xvfb: str, screen: Screen) -> None:
+    """With too many mines given, the board looks won while cells are left: sgt-mines does
+    not say COMPLETED!, so the game is not taken as won."""
+    width, height, mines = parse_layout(BEGINNER[0])
+    sim = SimGame.with_layout(width, height, mines)
+    sim.reveal(start_cell(width, height))
+    safe = next(c for c in sim.observe().unknown_cells() if c not in mines)
+    sim.reveal(safe)
+    left = len(sim.observe().unknown_cells())
+    window, *_ = sgt(xvfb, BEGINNER[0])
+    with window:
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"), mines=left,
+                         timeout=5)
+        assert game.outcome == "playing"
+        with pytest.raises(DesktopError, match=f"the board looks won with {left} mines, but "
+                                               "sgt-mines did not say so within 3.0 s: is the "
+                                               "mine count right"):
+            game.reveal(safe)
+
+
+def test_a_lit_cell_under_the_pointer_is_not_read_as_opened(xvfb: str, screen: Screen) -> None:
+    """GNOME Mines lights the covered cell under the pointer, which then looks opened."""
+    level = LEVELS["gnome-mines"]["beginner"]
+    with launch_game("gnome-mines", xvfb, level.args):
+        skins = load_skins("gnome-mines")
+        game = find_game(screen, screen.search_area(), skins, timeout=10)
+        x, y = game.geometry.centre(Cell(1, 1))
+        screen.move(round(x), round(y))
+        time.sleep(0.5)
+        game = find_game(screen, screen.search_area(), skins, timeout=10)
+        assert all(state == UNKNOWN for state in game.observe().states)
 
 
 def test_a_display_that_cannot_be_reached_is_one_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -463,6 +524,21 @@ def test_dry_run_shows_the_next_moves_and_changes_nothing(xvfb: str, screen: Scr
         assert "safe (+)" in rows[16]
         assert cv2.imread(str(out)).shape[:2] == (320, 320)
         assert not (tmp_path / "s.sqlite3").exists()
+
+
+def test_dry_run_on_a_new_game_shows_the_first_click_play_makes(
+        xvfb: str, screen: Screen) -> None:
+    with launch_game("sgt-mines", xvfb, ["9x9n10"]):
+        result = CliRunner().invoke(cli, ["play", "--dry-run", "--mines", "10"])
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"), mines=10)
+        first = game.first_cell
+        assert first is not None
+        played = play(game, rng=random.Random(0), first_cell=first)
+    assert result.exit_code == 0, result.output
+    said = (f"a new game: the first click is ({first.row}, {first.col}), where sgt-mines "
+            f"promises an opening")
+    assert result.stdout.splitlines()[9:] == [said]
+    assert played.first_cell == first
 
 
 def test_the_fail_safe_stops_the_run(xvfb: str, screen: Screen, tmp_path: Path) -> None:

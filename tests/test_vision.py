@@ -29,11 +29,14 @@ from autoplay.vision import (
     TEXTURED,
     Geometry,
     Image,
+    Reading,
     Skin,
+    Unrecognized,
     _box_means,
     as_bgr,
     cell_features,
     decode_image,
+    describe,
     encode_image,
     fine_detail,
     is_grey,
@@ -711,3 +714,16 @@ def test_the_benchmark_references_read_the_same_boards(skins: dict[str, Skin]) -
     assert sweep_read(window, locate_board(window, skin), skin) == truth
     screen, truth = fixture("sgt-mines", "desktop-30x16")
     assert sweep_locate_read(screen, skin) == truth
+
+
+def test_many_unrecognised_cells_are_described_in_one_short_line() -> None:
+    """A window over 42 cells once made an error of 3,000 characters."""
+    def reading(count: int) -> Reading:
+        return Reading(Board.parse(".........\n" * 5), Geometry(0, 0, 20, 20, 5, 9), "sgt-mines",
+                       tuple(Unrecognized(Cell(*divmod(i, 9)), "1", 30.5) for i in range(count)))
+
+    assert describe(reading(2)) == ("(0, 0) looks most like '1' at distance 30.5; (0, 1) looks "
+                                    "most like '1' at distance 30.5")
+    many = describe(reading(42))
+    assert many.count("looks most like") == 5 and many.endswith("; and 37 more")
+    assert len(many) < 250
