@@ -118,6 +118,12 @@ LEVELS: dict[str, dict[str, Level]] = {
 """The games ``autoplay demo`` plays, and the level of each for each preset."""
 
 
+_ENDS_WITH_US = ["setpriv", "--pdeathsig", "TERM"] if shutil.which("setpriv") else []
+"""Run a server so that Linux stops it when autoplay dies however it dies (``kill -9``):
+its games, which lose their display, go with it. (util-linux's ``setpriv``, everywhere
+on Debian and Ubuntu.)"""
+
+
 class VirtualDisplay:
     """An Xvfb server on a display number it picks itself, for the life of a ``with`` block.
 
@@ -137,7 +143,7 @@ class VirtualDisplay:
         read_end, write_end = os.pipe()
         try:
             self._process = subprocess.Popen(
-                ["Xvfb", "-displayfd", str(write_end), "-screen", "0",
+                [*_ENDS_WITH_US, "Xvfb", "-displayfd", str(write_end), "-screen", "0",
                  f"{self.width}x{self.height}x24", "-nolisten", "tcp", "-noreset"],
                 pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         except FileNotFoundError:

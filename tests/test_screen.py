@@ -44,7 +44,7 @@ from autoplay.screen import (
 from autoplay.sim import SimGame
 from autoplay.stats import StatsStore
 from autoplay.vision import load_skins
-from tests.processes import run_autoplay
+from tests.processes import is_running, run_autoplay
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "fixtures" / "screenshots"
@@ -621,6 +621,32 @@ def test_a_stopped_demo_keeps_its_recording(tmp_path: Path) -> None:
     with Image.open(gif) as picture:
         assert picture.n_frames > 4
     assert 1 <= len(list(StatsStore(tmp_path / "s.sqlite3").games())) < 50
+
+
+def test_a_demo_killed_outright_leaves_no_server_or_game_behind(tmp_path: Path) -> None:
+    """``kill -9`` runs no clean-up: Linux stops the server, and the game loses its display."""
+    with subprocess.Popen(
+            [sys.executable, "-m", "autoplay", "demo", "--games", "50", "--db",
+             str(tmp_path / "s.sqlite3")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            text=True, env={k: v for k, v in os.environ.items() if k != "DISPLAY"}) as process:
+        assert process.stderr is not None
+        try:
+            ready, _, _ = select.select([process.stderr], [], [], 120)
+            assert ready and process.stderr.readline().startswith("game 1: ")
+            children = [int(pid) for pid in subprocess.run(
+                ["pgrep", "-P", str(process.pid)], capture_output=True, text=True,
+                check=False).stdout.split()]
+            names = {Path(f"/proc/{pid}/comm").read_text().strip() for pid in children}
+        finally:
+            process.kill()
+    assert names == {"Xvfb", "sgt-mines"}, names
+    deadline = time.monotonic() + 10
+    while any(map(is_running, children)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [pid for pid in children if is_running(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left
 
 
 def test_gnome_mines_games_end_at_its_dialog(tmp_path: Path) -> None:
