@@ -196,8 +196,8 @@ def _check_whole(image: Image, candidate: _Candidate, skin: Skin) -> None:
     edge = cut_edge(image, skin, candidate.geometry, closed)
     if edge is not None:
         raise BoardCut(f"the {skin.name} board goes on past the image's {edge} edge, "
-                           f"which cuts through covered cells: give a screenshot of the "
-                           f"whole board")
+                       f"which cuts through covered cells: give a screenshot of the whole "
+                       f"board", skin.name, (edge,))
 
 
 _CUT_DISTANCE = 40.0

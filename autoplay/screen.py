@@ -654,7 +654,7 @@ class ScreenGame:
             found = locate.locate_board(image, self.skin)
         except NoBoardFound:
             raise WindowLost(f"the {self.skin.name} board is gone from the screen (closed, "
-                             f"covered or moved away): stopped") from None
+                             f"covered, paused or moved away): stopped") from None
         if (found.rows, found.cols) != (self.geometry.rows, self.geometry.cols):
             raise WindowLost(f"the {self.geometry.cols}x{self.geometry.rows} "
                              f"{self.skin.name} board is gone (a {found.cols}x{found.rows} "
@@ -670,7 +670,8 @@ class ScreenGame:
             return frame, again
         if not _same_game(self._board, again.board):
             raise WindowLost(f"the {self.skin.name} board changed under the bot (an opened "
-                             f"cell shows another count: another game, or a misread): stopped")
+                             f"cell shows another count: another game, a window over it, or a "
+                             f"misread): stopped")
         if not again.is_complete():
             raise _unknown_cells(again)
         return frame, again
@@ -820,9 +821,10 @@ def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int |
         try:
             reading = locate.read_screenshot(frame, skins)
             if reading.edges:
-                raise BoardCut(f"the {reading.skin} board reaches the "
-                               f"{locate.edges_in_words(reading.edges)} of the area searched, "
-                               f"so part of it may be hidden: move its window fully into view")
+                raise BoardCut("", reading.skin, reading.edges)
+        except BoardCut as cut:
+            if time.monotonic() > deadline:
+                raise _cut_on_screen(cut) from None
         except NoBoardFound:
             if time.monotonic() > deadline:
                 raise
@@ -839,6 +841,13 @@ def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int |
     geometry = reading.geometry.moved(search.left, search.top)
     placed = Reading(reading.board, geometry, reading.skin)
     return ScreenGame(screen, placed, skin, search, mines=mines, speed=speed, on_frame=on_frame)
+
+
+def _cut_on_screen(cut: BoardCut) -> BoardCut:
+    """``cut`` in words for a screen rather than a screenshot."""
+    return BoardCut(f"the {cut.skin} board reaches the {locate.edges_in_words(cut.edges)} of "
+                    f"the area searched, so part of it may be hidden: move its window fully "
+                    f"into view, or widen --region", cut.skin, cut.edges)
 
 
 def play_games(game: ScreenGame, games: int, play_one: Callable[[ScreenGame], GameResult]
