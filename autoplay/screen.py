@@ -742,9 +742,11 @@ class ScreenGame:
             if not self.sign_seen:
                 time.sleep(0.02)
         if sign is not None and not self.sign_seen and self._outcome == "won":
-            raise DesktopError(f"the board looks won with {self.mines} mines, but "
-                               f"{self.skin.name} did not say so within {timeout} s: is the "
-                               f"mine count right?")
+            counted = "" if self.mines is None else f" with {self.mines} mines"
+            raise DesktopError(f"the board looks won{counted}, but {self.skin.name} did not "
+                               f"say so within {timeout} s: "
+                               + ("a misread?" if self.mines is None
+                                  else "is the mine count right?"))
         if sign is not None and not self.sign_seen and not isinstance(sign, Dialog):
             log.warning("%s did not show that the game is lost within %s s", self.skin.name,
                         timeout)
