@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import select
 import signal
 import subprocess
@@ -546,6 +547,7 @@ def test_dry_run_on_a_new_game_shows_the_first_click_play_makes(
 def test_the_fail_safe_stops_the_run(xvfb: str, screen: Screen, tmp_path: Path) -> None:
     window, *_ = sgt(xvfb, INTERMEDIATE[1])
     with window:
+        area = window.region()
         start = window.grab_still()
         process = run_autoplay("play", "--mines", "40", "--speed", "0.3", "--db",
                                str(tmp_path / "s.sqlite3"), display=xvfb)
@@ -559,23 +561,43 @@ def test_the_fail_safe_stops_the_run(xvfb: str, screen: Screen, tmp_path: Path) 
             xdotool(xvfb, "mousemove", "640", "900")  # out of the corner, for the next tests
         moved_on = window.grab_still()
     assert process.returncode == 1
-    assert err == "stopped: the mouse was moved to a screen corner (pyautogui fail-safe)\n"
+    found, stopped = err.splitlines(keepends=True)
+    assert says_board_found(found, area, 16, 16)
+    assert stopped == "stopped: the mouse was moved to a screen corner (pyautogui fail-safe)\n"
     assert not np.array_equal(moved_on, start)  # it had played, then stopped
     assert not (tmp_path / "s.sqlite3").exists() or not list(
         StatsStore(tmp_path / "s.sqlite3").games())
 
 
+def says_board_found(line: str, area: Region, cols: int, rows: int) -> bool:
+    """Whether ``line`` is what ``play`` says of the sgt-mines board in the window at
+    ``area``: its size, and a rectangle on the screen of 20 pixels a cell, within the
+    window."""
+    found = re.fullmatch(rf"the {cols}x{rows} sgt-mines board at (\d+),(\d+),(\d+),(\d+) "
+                         rf"\(X,Y,W,H; --region picks another\)\n", line)
+    if found is None:
+        return False
+    x, y, width, height = map(int, found.groups())
+    return ((width, height) == (20 * cols, 20 * rows) and area.left <= x
+            and x + width <= area.left + area.width and area.top <= y
+            and y + height <= area.top + area.height)
+
+
 def test_ctrl_c_keeps_the_finished_games(xvfb: str, tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite3"
-    with launch_game("sgt-mines", xvfb, ["9x9n10"]):
+    with launch_game("sgt-mines", xvfb, ["9x9n10"]) as window:
+        area = window.region()
         process = run_autoplay("play", "--games", "20", "--mines", "10", "--db", str(path),
                                display=xvfb)
         assert process.stderr is not None
-        ready, _, _ = select.select([process.stderr], [], [], 60)  # the first game's line
-        first = process.stderr.readline() if ready else ""
+        lines = []
+        while not lines or lines[-1].startswith("the "):  # the board found, then the game
+            ready, _, _ = select.select([process.stderr], [], [], 60)
+            lines.append(process.stderr.readline() if ready else "")
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=30)
-    assert first.startswith("game 1: won 9x9")
+    assert says_board_found(lines[0], area, 9, 9)
+    assert lines[1].startswith("game 1: won 9x9")
     assert process.returncode == 130 and err.endswith("Interrupted\n")
     games = list(StatsStore(path).games())
     assert 1 <= len(games) < 20 and all(g.width == 9 and g.mines == 10 for g in games)
