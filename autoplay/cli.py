@@ -1065,8 +1065,13 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
             click.echo(f"the mine count is not given (--mines N): proofs do without it, and "
                        f"guesses take the usual count of the board's size, or {ASSUMED_DENSITY} "
                        f"of its cells", err=True)
-        _play_on_screen(game, games, flag_mines=flag_mines, strategy=strategy,
-                        seed=seed, db=db, quiet=False)
+        try:
+            _play_on_screen(game, games, flag_mines=flag_mines, strategy=strategy,
+                            seed=seed, db=db, quiet=False)
+        except InconsistentBoard as error:
+            if mines is None:
+                raise
+            raise InconsistentBoard(f"{error} (is --mines {mines} the game's count?)") from None
     finally:
         screen.close()
 

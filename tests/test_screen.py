@@ -27,7 +27,13 @@ from autoplay.board import EXPLODED, UNKNOWN, Board, Cell, three_bv
 from autoplay.cli import cli
 from autoplay.deduce import deduce
 from autoplay.desktop import LEVELS, GameWindow, Region, launch_game, xdotool
-from autoplay.errors import BoardCut, DesktopError, UnknownCells, WindowLost
+from autoplay.errors import (
+    BoardCut,
+    DesktopError,
+    InconsistentBoard,
+    UnknownCells,
+    WindowLost,
+)
 from autoplay.player import GameResult, play
 from autoplay.screen import (
     PLAYBOOKS,
@@ -271,6 +277,21 @@ def test_a_win_the_game_does_not_confirm_is_not_recorded(xvfb: str, screen: Scre
                                                "sgt-mines did not say so within 3.0 s: is the "
                                                "mine count right"):
             game.reveal(safe)
+
+
+def test_a_mine_count_the_board_contradicts_is_named(xvfb: str, tmp_path: Path) -> None:
+    width, height, mines = parse_layout(BEGINNER[0])
+    sim = SimGame.with_layout(width, height, mines)
+    sim.reveal(start_cell(width, height))
+    with pytest.raises(InconsistentBoard):  # the counts shown need more than one mine
+        deduce(sim.observe().with_mines(1))
+    window, *_ = sgt(xvfb, BEGINNER[0])
+    with window:
+        result = CliRunner().invoke(cli, ["play", "--mines", "1", "--db",
+                                          str(tmp_path / "s.sqlite3")])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1].startswith("Error: no mine layout fits this board")
+    assert result.stderr.endswith(" (is --mines 1 the game's count?)\n")
 
 
 def test_a_lit_cell_under_the_pointer_is_not_read_as_opened(xvfb: str, screen: Screen) -> None:
