@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import cv2
@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from autoplay import desktop
 from autoplay.board import EXPLODED, UNKNOWN, Board, Cell, three_bv
 from autoplay.cli import cli
 from autoplay.deduce import deduce
@@ -292,6 +293,31 @@ def test_a_mine_count_the_board_contradicts_is_named(xvfb: str, tmp_path: Path) 
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1].startswith("Error: no mine layout fits this board")
     assert result.stderr.endswith(" (is --mines 1 the game's count?)\n")
+
+
+def test_a_gnome_mines_win_without_its_window_is_a_win(
+        xvfb: str, screen: Screen, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GNOME Mines opens its Congratulations window only for a time in its top ten."""
+    def with_best_times(home: Path, display: str, settings: Mapping[str, str | int | bool]
+                        ) -> dict[str, str]:
+        scores = home / "data" / "gnome-mines" / "scores" / "8-8-10"
+        scores.parent.mkdir(parents=True)
+        scores.write_text("0 1700000000\n" * 10)  # ten wins in no time: none to beat
+        return private_environment(home, display, settings)
+
+    private_environment = desktop._private_environment
+    monkeypatch.setattr(desktop, "_private_environment", with_best_times)
+    level = LEVELS["gnome-mines"]["beginner"]
+    outcomes = []
+    with launch_game("gnome-mines", xvfb, level.args):
+        game = find_game(screen, screen.search_area(), load_skins("gnome-mines"),
+                         mines=level.mines, timeout=10)
+        for record in play_games(game, 6, lambda g: play(g, rng=random.Random(4),
+                                                         first_cell=g.first_cell)):
+            outcomes.append(record.won)
+            if record.won:
+                break
+    assert outcomes[-1] and not game.sign_seen, outcomes
 
 
 def test_a_lit_cell_under_the_pointer_is_not_read_as_opened(xvfb: str, screen: Screen) -> None:
