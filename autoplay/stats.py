@@ -85,7 +85,8 @@ class GameRecord:
         """3BV over seconds, the speed measure of won games (None for a loss)."""
         if not self.won or self.three_bv is None or self.seconds <= 0:
             return None
-        return self.three_bv / self.seconds
+        speed = self.three_bv / self.seconds
+        return speed if math.isfinite(speed) else None  # too short a time to measure
 
 
 def default_path() -> Path:
@@ -232,15 +233,15 @@ class StatsStore:
                              ) from None
 
     def _migrate(self, version: int, read_only: bool) -> None:
-        if version > len(_MIGRATIONS):
-            raise StatsError(f"{self.path} has schema version {version}, newer than the "
-                             f"{len(_MIGRATIONS)} this autoplay knows: upgrade autoplay")
-        self._check_tables(version)
+        self._check(version)
         if read_only:  # the current schema, or an empty file
             return
         if version < len(_MIGRATIONS):  # in one transaction: no file is left between versions
             self._db.execute("BEGIN IMMEDIATE")
             try:
+                if (locked := self._version()) != version:  # another autoplay migrated it
+                    version = locked
+                    self._check(version)
                 for migrate in _MIGRATIONS[version:]:
                     migrate(self._db)
                 self._db.execute(f"PRAGMA user_version = {len(_MIGRATIONS)}")
@@ -252,11 +253,16 @@ class StatsStore:
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = NORMAL")
 
-    def _check_tables(self, version: int) -> None:
-        """Refuse, before anything is written, a file whose tables are not those autoplay
-        made at its version: another program's database is left as it was."""
+    def _check(self, version: int) -> None:
+        """Refuse, before anything is written, a file from a newer autoplay, or whose tables
+        are not those autoplay made at its version: another program's database is left as
+        it was. (SQLite's own tables, such as ANALYZE's statistics, do not count.)"""
+        if version > len(_MIGRATIONS):
+            raise StatsError(f"{self.path} has schema version {version}, newer than the "
+                             f"{len(_MIGRATIONS)} this autoplay knows: upgrade autoplay")
         tables = [name for (name,) in self._db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' "
+            "ORDER BY name")]
         if version == 0 and tables:
             raise StatsError(f"{self.path} is not a statistics file: it holds other tables "
                              f"({', '.join(tables)})")
@@ -304,7 +310,9 @@ class StatsStore:
     def games(self) -> Iterator[GameRecord]:
         """Every stored game, oldest first.
 
-        :raises StatsError: on a row no version of autoplay could have written.
+        :raises StatsError: on a row no version of autoplay could have written, a damaged
+            file, or one that cannot be read (locked by another program for
+            :data:`BUSY_SECONDS`, say).
         """
         if self._empty:
             return
@@ -320,6 +328,8 @@ class StatsStore:
                     raise StatsError(f"{self.path}: game {row_id} is damaged ({error})"
                                      ) from None
                 yield record
+        except sqlite3.OperationalError as error:  # locked, say
+            raise StatsError(f"cannot read {self.path}: {error}") from None
         except sqlite3.DatabaseError as error:  # a damaged page, read only now
             raise StatsError(f"{self.path} is damaged: {error}") from None
 
@@ -356,12 +366,9 @@ def _record_of(source: str, width: int, height: int, mines: int | None, rules: s
                                              for p in odds):
         raise TypeError(f"guess odds {guesses!r} are not a list of probabilities")
     first = None if first_row is None or first_col is None else Cell(first_row, first_col)
-    record = GameRecord(source, width, height, mines, rules, first_click, first, seed,
-                        result == "won", clicks, tuple(odds), seconds, three_bv, strategy,
-                        datetime.datetime.fromisoformat(finished))
-    if not math.isfinite(record.three_bv_per_second or 0.0):
-        raise ValueError(f"3BV {three_bv} in {seconds!r} seconds is not a speed")
-    return record
+    return GameRecord(source, width, height, mines, rules, first_click, first, seed,
+                      result == "won", clicks, tuple(odds), seconds, three_bv, strategy,
+                      datetime.datetime.fromisoformat(finished))
 
 
 _REQUIRED = ("width", "height", "clicks")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import random
 from pathlib import Path
 
@@ -131,6 +132,18 @@ def _paired(both: int, first: int, second: int, neither: int) -> Comparison:
                                     "lookahead"), ("lookahead", "lowest-probability"),
                       both + first + second + neither, (both + first, both + second),
                       (first, second))
+
+
+def test_the_paired_interval_is_newcombes() -> None:
+    """His method 10 on the first example of his 1998 paper: 36, 12, 2 and 0 pairs."""
+    low, high = _paired(36, 12, 2, 0).ci95
+    assert (round(low, 4), round(high, 4)) == (0.0569, 0.3404)
+    # ad - bc = 4 is within his correction of n/2 = 4: the pairing then counts for nothing,
+    # and the interval joins the two rates' Wilson intervals as for independent samples.
+    low, high = _paired(1, 1, 1, 5).ci95
+    below, above = wilson_interval(2, 8)
+    half = math.hypot(2 / 8 - below, above - 2 / 8)
+    assert (low, high) == pytest.approx((-half, half))
 
 
 def test_the_paired_interval_does_not_shrink_to_a_point() -> None:
