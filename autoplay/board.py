@@ -235,6 +235,15 @@ class Board:
         """The unopened cells that are neither flagged nor known to be mines or safe."""
         return [self.cell(i) for i, s in enumerate(self.states) if s == UNKNOWN]
 
+    def is_new(self) -> bool:
+        """True when no cell shows a count: a game whose first click is still to come (a
+        flag may be set already).
+
+        >>> Board.parse("F.\\n..").is_new(), Board.parse("1.\\n..").is_new()
+        (True, False)
+        """
+        return all(s < 0 for s in self.states)
+
     def flags(self) -> list[Cell]:
         """The flagged cells."""
         return [self.cell(i) for i, s in enumerate(self.states) if s == FLAG]

@@ -1047,7 +1047,7 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
                    f"{x0},{y0},{x1 - x0},{y1 - y0} (X,Y,W,H; --region picks another)", err=True)
         if dry_run:
             board = game.observe()
-            first = game.first_cell if all(s == UNKNOWN for s in board.states) else None
+            first = game.first_cell if board.is_new() else None
             if first is None:
                 deduction, guess = _print_deduction(board, None, False, False)
                 move = None if guess is None else (guess.cell, float(guess.probability))

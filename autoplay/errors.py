@@ -69,7 +69,7 @@ class BoardCut(NoBoardFound):
     """An image whose edge cuts through the board's covered cells: the whole board is not
     in it, and what the part shown would prove next to the cut may be false."""
 
-    def __init__(self, message: str, skin: str, edges: tuple[str, ...]) -> None:
+    def __init__(self, message: str, skin: str = "", edges: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.skin, self.edges = skin, edges
         """The board's skin, and the image's edges ("top", "right"...) that cut it."""

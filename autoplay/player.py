@@ -121,8 +121,7 @@ def play(game: Game, *, rng: random.Random, first_cell: Cell | None = None,
     clicks = 0
     guesses: list[Guess] = []
     board = game.observe()
-    opened = first_cell if first_cell is not None and all(
-        s < 0 for s in board.states) else None
+    opened = first_cell if first_cell is not None and board.is_new() else None
     if opened is not None:
         log.debug("first click %s", opened)
         game.reveal(opened)

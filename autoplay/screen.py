@@ -833,16 +833,17 @@ def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int |
         frame = screen.capture.grab(search)
         try:
             reading = locate.read_screenshot(frame, skins)
-            if reading.edges:
-                raise BoardCut("", reading.skin, reading.edges)
         except BoardCut as cut:
             if time.monotonic() > deadline:
-                raise _cut_on_screen(cut) from None
+                raise _cut_on_screen(cut.skin, cut.edges) from None
         except NoBoardFound:
             if time.monotonic() > deadline:
                 raise
         else:
-            if reading.is_complete() and _still_around(screen, search, frame, reading):
+            if reading.edges:
+                if time.monotonic() > deadline:
+                    raise _cut_on_screen(reading.skin, reading.edges)
+            elif reading.is_complete() and _still_around(screen, search, frame, reading):
                 break
             if not reading.is_complete() and time.monotonic() > deadline:
                 raise _unknown_cells(reading)
@@ -856,11 +857,12 @@ def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int |
     return ScreenGame(screen, placed, skin, search, mines=mines, speed=speed, on_frame=on_frame)
 
 
-def _cut_on_screen(cut: BoardCut) -> BoardCut:
-    """``cut`` in words for a screen rather than a screenshot."""
-    return BoardCut(f"the {cut.skin} board reaches the {locate.edges_in_words(cut.edges)} of "
-                    f"the area searched, so part of it may be hidden: move its window fully "
-                    f"into view, or widen --region", cut.skin, cut.edges)
+def _cut_on_screen(skin: str, edges: tuple[str, ...]) -> BoardCut:
+    """A board reaching or cut by the ``edges`` of the area searched, in words for a screen
+    rather than a screenshot."""
+    return BoardCut(f"the {skin} board reaches the {locate.edges_in_words(edges)} of the area "
+                    f"searched, so part of it may be hidden: move its window fully into view, "
+                    f"or widen --region", skin, edges)
 
 
 def play_games(game: ScreenGame, games: int, play_one: Callable[[ScreenGame], GameResult]
