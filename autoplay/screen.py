@@ -711,13 +711,16 @@ class ScreenGame:
 
     def _sign_on_screen(self) -> bool:
         """Whether the game's sign always shows its end, where it can be seen: its status
-        words or face wholly on the screen (GNOME Mines opens its window only for a time
-        in its top ten)."""
+        words or face on the screen, all their height and as wide as the board at least
+        (the strip searched for words reaches past the board's sides, and may be off the
+        screen there). GNOME Mines opens its window only for a time in its top ten."""
         sign = self.playbook.sign
         if not isinstance(sign, StatusText | Face):
             return False
         region = sign.region(self.geometry)
-        return region.clipped(self.screen.capture.monitors()[0]) == region
+        seen = region.clipped(self.screen.capture.monitors()[0])
+        x0, _, x1, _ = self.geometry.box()
+        return seen.height == region.height and seen.width >= min(region.width, x1 - x0)
 
     def _finish(self, timeout: float = 3.0) -> None:
         """Wait until the game shows its end its own way (its status words, its face, its
