@@ -57,6 +57,8 @@ _CHAR_OF_STATE = {UNKNOWN: ".", FLAG: "F", MINE: "*", EXPLODED: "X", WRONG_FLAG:
 _STATE_OF_CHAR = {".": UNKNOWN, "_": UNKNOWN, "?": UNKNOWN, "F": FLAG, "*": MINE,
                   "X": EXPLODED, "W": WRONG_FLAG}
 _STATE_OF_CHAR.update({str(n): n for n in range(10)})
+_CELLS = "a cell is 0-8, '.', '_' or '?' unopened, 'F' a flag or '*' a mine"
+"""The cells of a text board, for an error about one."""
 _MINES_LINE = re.compile(r"mines\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
 _WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")
 """A mine count as written: ASCII digits (``str.isdigit`` takes '²' too, which ``int``
@@ -171,13 +173,14 @@ class Board:
                 state = _STATE_OF_CHAR.get(char)
                 if state is None:
                     raise BoardFormatError(f"line {number}, column {column}: unknown cell "
-                                           f"character {char!r} in {line.strip()!r}")
+                                           f"character {char!r} in "
+                                           f"{_shortened(line.strip())!r} ({_CELLS})")
                 row.append(state)
                 columns.append(column)
             if rows and len(row) != len(rows[0]):
                 raise BoardFormatError(
                     f"line {number}: row has {plural(len(row), 'cell')}, expected {len(rows[0])} "
-                    f"(as in line {first_line}): {line.strip()!r}")
+                    f"(as in line {first_line}): {_shortened(line.strip())!r}")
             if not rows:
                 first_line = number
             rows.append(row)
