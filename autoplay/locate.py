@@ -265,6 +265,7 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry,
             distances = _distances(strips, strip)
             near = float(distances[closed_looks].min(initial=np.inf))
             other = float(distances[~closed_looks].min(initial=np.inf))
+            frame = float(distances[skin.states == OUTSIDE].min(initial=np.inf))
             if _is_closer(near, other):
                 return side
             if near < float(distances[opened_looks].min(initial=np.inf)):
@@ -272,7 +273,7 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry,
                     own = _own_strips(image, geometry, side, gap, closed)
                 near_own, other_own = (float(_distances(kind, strip).min(initial=np.inf))
                                        for kind in own)
-                if _is_closer(near_own, other_own):
+                if _is_closer(near_own, min(other_own, frame)):
                     return side
     return None
 
