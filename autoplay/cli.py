@@ -280,13 +280,16 @@ _DEFAULT_COUNT_LIMIT = 10_000
 @click.option("--allow-unknown", is_flag=True,
               help="Deduce a screenshot even with unrecognised cells (taken as unopened).")
 @click.option("--odds", is_flag=True,
-              help="Also print every unopened cell's exact mine probability.")
+              help="Also print every unopened cell's mine probability (exact, or estimated "
+                   "on boards too large to count).")
+@click.option("--ignore-flags", is_flag=True,
+              help="Read flags as unopened cells, for a board whose flags may be wrong.")
 @click.option("--annotate", type=click.Path(dir_okay=False, writable=True), metavar="OUT.png",
               callback=_IMAGE_OUTPUT,
               help="Write the screenshot with proven-safe cells and mines drawn on it.")
 def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
           count: str | None, timeout: float | None, skin_name: str | None,
-          allow_unknown: bool, odds: bool, annotate: Path | None) -> None:
+          allow_unknown: bool, odds: bool, ignore_flags: bool, annotate: Path | None) -> None:
     """Prove which cells of a board are safe and which are mines.
 
     SOURCE is a screenshot (PNG, JPEG...) or a text board ('-' for standard input): one row
@@ -310,6 +313,8 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
     try:
         board = (screenshot[1].board.with_mines(_screenshot_mines(screenshot[1], mines, as_json))
                  if screenshot else Board.parse(_decode_text(data, source), mines=mines))
+        if ignore_flags:
+            board = board.with_states({cell: UNKNOWN for cell in board.flags()})
     except ImpossibleCount as error:  # no layout fits: the answer of --count and --layout
         if count_limit is not None:
             _print_count(0, count_limit, as_json)

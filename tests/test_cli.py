@@ -96,6 +96,15 @@ def test_wrong_flags_are_named() -> None:
                    "without the flags it fits, and these flags cannot be mines: (0, 1)\n")
 
 
+def test_wrong_flags_can_be_read_as_unopened() -> None:
+    board = "0F\n..\n"  # no mine touches the 0
+    code, _, err = run("solve", "-", stdin=board)
+    assert code == 1 and err.endswith("these flags cannot be mines: (0, 1)\n")
+    code, out, _ = run("solve", "--ignore-flags", "--json", "-", stdin=board)
+    assert code == 0
+    assert (json.loads(out)["safe"], json.loads(out)["mine"]) == ([[0, 1], [1, 0], [1, 1]], [])
+
+
 def test_a_malformed_board_names_line_and_column() -> None:
     code, _, err = run("solve", "-", stdin="1..\n.#.\n")
     assert (code, err) == (1, ("Error: line 2, column 2: unknown cell character '#' in '.#.' "
