@@ -158,6 +158,9 @@ _STOPPED: dict[int, str] = {signal.SIGINT: "Interrupted", signal.SIGTERM: "Termi
 as a shell reports a process the signal killed."""
 
 
+_VERBOSE = "More logging when playing: -v a line per game, -vv per move."
+
+
 class _Group(click.Group):
     """A click group that turns library and usage errors into one line, and Ctrl-C, SIGTERM
     and SIGHUP into exit codes 130, 143 and 129; its commands take ``-v`` after their name
@@ -168,7 +171,7 @@ class _Group(click.Group):
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         cmd.params.append(click.Option(["-v", "--verbose"], count=True, expose_value=False,
                                        callback=_more_logging,
-                                       help="More logging: -v per game, -vv per move."))
+                                       help=_VERBOSE))
         super().add_command(cmd, name)
 
     def make_context(self, info_name: str | None, args: list[str],
@@ -196,7 +199,7 @@ class _Group(click.Group):
 
 
 @click.group(cls=_Group)
-@click.option("-v", "--verbose", count=True, help="More logging: -v per game, -vv per move.")
+@click.option("-v", "--verbose", count=True, help=_VERBOSE)
 @click.option("--debug", is_flag=True, help="Show tracebacks for input errors too.")
 @click.version_option(package_name="autoplay")
 @click.pass_context
@@ -981,8 +984,9 @@ def learn_command(image: str, board_path: str, name: str) -> None:
     skin = learn.learn_skin(name, [(_decode_image(_read_bytes(image), image), board)])
     folder = vision.learned_skins_dir() / name
     skin.save(folder)
-    click.echo(f"learned skin {name!r} ({len(skin.templates)} templates: "
-               f"{', '.join(skin.labels())}) in {folder}")
+    labels = skin.labels()
+    click.echo(f"learned skin {name!r} ({len(skin.templates)} templates of "
+               f"{len(labels)} looks: {', '.join(labels)}) in {folder}")
 
 
 @skin_group.command("list")
