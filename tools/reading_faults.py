@@ -11,7 +11,9 @@ a side drawn at random; each is refused as cut, refused otherwise, or read (see
 ``cut-each``: every fixture at each of those scales, cut once, the cut drawn from the
 fixture's name and the scale alone, one line per case: two commits' lines compare case by
 case (in ``cuts`` a board found by one commit and not by the other moves every later draw).
-``whole``: every fixture at those scales, which must not be refused as cut. ``scales``:
+``whole``: every fixture at those scales, which must not be refused as cut. ``margins``:
+every fixture cropped to its board and :data:`MARGINS` pixels round it, as a user crops a
+screenshot, tallied as for ``borders``. ``scales``:
 every fixture at 75%, 90%, 110% and 150%, each reading tallied as for ``borders``.
 ``phases``: every fixture on a desktop of 150 grey, moved by 0 to 5 pixels each way
 (:data:`SHIFTS`), so that its cells fall on the coarse search's pixels in every phase
@@ -24,6 +26,7 @@ so that two commits' readings and times can be compared case by case.
     python tools/reading_faults.py cuts --seed 11 --count 40
     python tools/reading_faults.py cut-each
     python tools/reading_faults.py whole
+    python tools/reading_faults.py margins
     python tools/reading_faults.py scales
     python tools/reading_faults.py phases
     python tools/reading_faults.py readings > readings.jsonl
@@ -54,6 +57,8 @@ RESCALES = (0.75, 0.9, 1.1, 1.5)
 READING_SCALES = (0.75, 0.9, 1.1, 1.25, 1.5, 1.75, 2.0)
 """Shrunk by area averaging, grown by bilinear interpolation (:func:`scaled`): the display
 scalings 125% to 200%, and sizes between them and under 100%, which none gives."""
+MARGINS = (1, 2, 3, 5, 8, 12)
+"""Pixels of the window kept round the board by ``margins``: less than a cell."""
 SHIFTS = ((0, 0), (1, 3), (2, 5), (3, 1), (4, 4), (5, 2))
 """Moves (right, down) of a fixture on its desktop: every phase of a 6-pixel step once
 each way."""
@@ -250,10 +255,22 @@ def whole() -> None:
         print(f"at {scale:.0%}: {refused} of {len(FIXTURES)} refused as cut")
 
 
+def margins() -> None:
+    skins = load_skins()
+
+    def cases() -> Iterator[tuple[Image, Path, str]]:
+        for path, image in pictures():
+            x0, y0, x1, y1 = (round(v) for v in read_screenshot(image, skins).geometry.box())
+            for margin in MARGINS:
+                yield (image[max(y0 - margin, 0):y1 + margin, max(x0 - margin, 0):x1 + margin],
+                       path, f"with {margin} px round")
+    print(dict(tally(cases(), skins)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sweep", choices=["borders", "cuts", "cut-each", "whole", "scales",
-                                          "phases", "readings"])
+    parser.add_argument("sweep", choices=["borders", "cuts", "cut-each", "whole", "margins",
+                                          "scales", "phases", "readings"])
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--count", type=int, default=40)
     args = parser.parse_args()
@@ -269,6 +286,8 @@ def main() -> None:
         phases()
     elif args.sweep == "readings":
         readings()
+    elif args.sweep == "margins":
+        margins()
     else:
         whole()
 
