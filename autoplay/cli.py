@@ -1053,7 +1053,7 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
         game = find_game(screen, search, vision.load_skins(skin_name), mines=mines, speed=speed)
         x0, y0, x1, y1 = (round(v) for v in game.geometry.box())
         click.echo(f"the {game.geometry.cols}x{game.geometry.rows} {game.skin.name} board at "
-                   f"{x0},{y0},{x1 - x0},{y1 - y0} (X,Y,W,H; --region picks another)", err=True)
+                   f"{x0},{y0}, {x1 - x0}x{y1 - y0} pixels (--region looks elsewhere)", err=True)
         if dry_run:
             board = game.observe()
             first = game.first_cell if board.is_new() else None
@@ -1078,11 +1078,21 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
             _play_on_screen(game, games, flag_mines=flag_mines, strategy=strategy,
                             seed=seed, db=db, quiet=False)
         except InconsistentBoard as error:
-            if mines is None:
+            if mines is None or not _fits_without_count(game):
                 raise
             raise InconsistentBoard(f"{error} (is --mines {mines} the game's count?)") from None
     finally:
         screen.close()
+
+
+def _fits_without_count(game: ScreenGame) -> bool:
+    """Whether a layout fits the board on the screen once its mine count is left out: then
+    the count given is what no layout fits."""
+    try:
+        deduce(game.observe().with_mines(None))
+    except AutoplayError:  # InconsistentBoard, or the board gone meanwhile
+        return False
+    return True
 
 
 def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy: Strategy,

@@ -399,6 +399,9 @@ class ScreenGame:
         self._idle = 0
         self.sign_seen = False
         """Whether the game's own sign (its status words, face or dialog) showed the end."""
+        self._sign_read = False
+        """Whether the sign has shown an end in this run: here it can be read (its words
+        are matched as pictures, which another font or theme would not match)."""
         self._start()
 
     # The Game protocol
@@ -711,11 +714,12 @@ class ScreenGame:
 
     def _sign_on_screen(self) -> bool:
         """Whether the game's sign always shows its end, where it can be seen: its status
-        words or face on the screen, all their height and as wide as the board at least
-        (the strip searched for words reaches past the board's sides, and may be off the
-        screen there). GNOME Mines opens its window only for a time in its top ten."""
+        words or face, read before in this run, on the screen, all their height and as
+        wide as the board at least (the strip searched for words reaches past the board's
+        sides, and may be off the screen there). GNOME Mines opens its window only for a
+        time in its top ten."""
         sign = self.playbook.sign
-        if not isinstance(sign, StatusText | Face):
+        if not isinstance(sign, StatusText | Face) or not self._sign_read:
             return False
         region = sign.region(self.geometry)
         seen = region.clipped(self.screen.capture.monitors()[0])
@@ -754,6 +758,7 @@ class ScreenGame:
                 self.sign_seen = self._face is not None and not np.array_equal(face, self._face)
             if not self.sign_seen:
                 time.sleep(0.02)
+        self._sign_read |= self.sign_seen
         if sign is not None and not self.sign_seen:
             if self._outcome == "won" and self._sign_on_screen():
                 counted = "" if self.mines is None else f" with {self.mines} mines"
@@ -761,7 +766,7 @@ class ScreenGame:
                                    f"not say so within {timeout} s: "
                                    + ("a misread?" if self.mines is None
                                       else "is the mine count right?"))
-            if not (isinstance(sign, Dialog) and self._outcome == "lost"):
+            if not isinstance(sign, Dialog):  # its window is for a top-ten time alone
                 log.warning("%s did not show that the game is %s within %s s",
                             self.skin.name, self._outcome, timeout)
         if isinstance(sign, Dialog) and self.sign_seen:
