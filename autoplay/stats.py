@@ -261,8 +261,8 @@ class StatsStore:
             raise StatsError(f"{self.path} has schema version {version}, newer than the "
                              f"{len(_MIGRATIONS)} this autoplay knows: upgrade autoplay")
         tables = [name for (name,) in self._db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' "
-            "ORDER BY name")]
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY name")]
         if version == 0 and tables:
             raise StatsError(f"{self.path} is not a statistics file: it holds other tables "
                              f"({', '.join(tables)})")

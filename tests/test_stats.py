@@ -244,6 +244,17 @@ def test_sqlites_own_tables_do_not_make_a_file_anothers(stats_path: Path) -> Non
         assert [_without_time(g) for g in store.games()] == [A_GAME]
 
 
+def test_a_table_named_like_sqlites_own_is_anothers(stats_path: Path) -> None:
+    """Only the sqlite_ prefix is SQLite's: another program's table may start with SQLite."""
+    db = sqlite3.connect(stats_path)
+    db.execute("CREATE TABLE SQLiteNotes (text TEXT)")
+    db.close()
+    before = stats_path.read_bytes()
+    with pytest.raises(StatsError, match=r"it holds other tables \(SQLiteNotes\)"):
+        StatsStore(stats_path)
+    assert stats_path.read_bytes() == before
+
+
 def test_two_runs_creating_one_file_at_once_both_open_it(stats_path: Path) -> None:
     """The second waits for the first's migration, then finds the file made."""
     stats_path.touch()
