@@ -57,7 +57,8 @@ _CHAR_OF_STATE = {UNKNOWN: ".", FLAG: "F", MINE: "*", EXPLODED: "X", WRONG_FLAG:
 _STATE_OF_CHAR = {".": UNKNOWN, "_": UNKNOWN, "?": UNKNOWN, "F": FLAG, "*": MINE,
                   "X": EXPLODED, "W": WRONG_FLAG}
 _STATE_OF_CHAR.update({str(n): n for n in range(10)})
-_CELLS = "a cell is 0-8, '.', '_' or '?' unopened, 'F' a flag or '*' a mine"
+_CELLS = ("a cell is 0-8, '.', '_' or '?' unopened, 'F' a flag, '*' a mine, 'X' a mine gone "
+          "off or 'W' a wrong flag")
 """The cells of a text board, for an error about one."""
 _MINES_LINE = re.compile(r"mines\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
 _WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")

@@ -70,6 +70,7 @@ class BoardCut(NoBoardFound):
     in it, and what the part shown would prove next to the cut may be false."""
 
     def __init__(self, message: str, skin: str = "", edges: tuple[str, ...] = ()) -> None:
+        # (The defaults let it be unpickled, which calls it with the message alone.)
         super().__init__(message)
         self.skin, self.edges = skin, edges
         """The board's skin, and the image's edges ("top", "right"...) that cut it."""

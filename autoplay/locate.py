@@ -234,7 +234,11 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry,
     its other cells, all changed alike, and the templates lean the same way, nearer a
     covered cell or a mine than an opened cell: a window's plain frame can be as like
     the covered cells' edges as they are like each other (Ace of Penguins'), and the
-    board has no frame of its own to compare with.
+    board has no frame of its own to compare with. Nor does it count when the skin's own
+    look of the window beyond a board (its outside templates) is closer still: sgt-mines'
+    white bevel over grey is as like the top of its covered cell as like the window, and a
+    screenshot cropped close round the board was refused
+    (``python tools/reading_faults.py margins``).
     """
     height, width = image.shape[:2]
     x0, y0, x1, y1 = geometry.box()

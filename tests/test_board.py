@@ -69,9 +69,11 @@ def test_the_prolog_articles_format_parses() -> None:
     ("1..\n..\n", "line 2: row has 2 cells, expected 3 (as in line 1): '..'"),
     ("..\n.\n", "line 2: row has 1 cell, expected 2 (as in line 1): '.'"),
     ("." * 100 + "\n" + "." * 99 + "#", "line 2, column 100: unknown cell character '#' in '"
-     + "." * 60 + "...' (a cell is 0-8, '.', '_' or '?' unopened, 'F' a flag or '*' a mine)"),
+     + "." * 60 + "...' (a cell is 0-8, '.', '_' or '?' unopened, 'F' a flag, '*' a mine, "
+     "'X' a mine gone off or 'W' a wrong flag)"),
     ("...\n.x.\n", ("line 2, column 2: unknown cell character 'x' in '.x.' (a cell is 0-8, "
-                   "'.', '_' or '?' unopened, 'F' a flag or '*' a mine)")),
+                   "'.', '_' or '?' unopened, 'F' a flag, '*' a mine, 'X' a mine gone off or 'W' "
+                   "a wrong flag)")),
     ("..\n9.\n", ("line 2, column 1: count 9 is larger than the cell's 3 neighbours, "
                   "so no mine layout fits")),
     ("mines: x\n..", ("line 1: the mine count must be a whole number of at most 18 digits: "

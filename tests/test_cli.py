@@ -108,8 +108,8 @@ def test_wrong_flags_can_be_read_as_unopened() -> None:
 def test_a_malformed_board_names_line_and_column() -> None:
     code, _, err = run("solve", "-", stdin="1..\n.#.\n")
     assert (code, err) == (1, ("Error: line 2, column 2: unknown cell character '#' in '.#.' "
-                              "(a cell is 0-8, '.', '_' or '?' unopened, 'F' a flag or '*' a "
-                              "mine)\n"))
+                              "(a cell is 0-8, '.', '_' or '?' unopened, 'F' a flag, '*' a "
+                              "mine, 'X' a mine gone off or 'W' a wrong flag)\n"))
 
 
 def test_an_empty_or_missing_file_is_one_line(tmp_path: Path) -> None:
