@@ -59,7 +59,7 @@ from autoplay.odds import (
     assume_mines,
     mine_probabilities,
 )
-from autoplay.pb import ctrl_c_cancels_checks, stop_signal, z3_version
+from autoplay.pb import STOPS, ctrl_c_cancels_checks, stop_signal, z3_version
 from autoplay.player import STRATEGIES, FirstClick, GameResult, Strategy, play
 from autoplay.recording import Recording
 from autoplay.report import Comparison, Summary, compare, summarize
@@ -152,12 +152,6 @@ def _usage_in_one_line() -> Iterator[None]:
         raise _UsageError(error.format_message() + where) from None
 
 
-_STOPPED: dict[int, str] = {signal.SIGINT: "Interrupted", signal.SIGTERM: "Terminated",
-                             signal.SIGHUP: "Hangup"}
-"""What a run stopped by each signal says; its exit code is 128 plus the signal's number,
-as a shell reports a process the signal killed."""
-
-
 _VERBOSE = "More logging when playing: -v a line per game, -vv per move."
 
 
@@ -194,8 +188,8 @@ class _Group(click.Group):
             raise click.ClickException("out of memory") from None
         except KeyboardInterrupt:
             signum = stop_signal() or signal.SIGINT  # none: Ctrl-C before the handler
-            click.echo(_STOPPED.get(signum, "Interrupted"), err=True)
-            ctx.exit(128 + signum)
+            click.echo(STOPS[signum], err=True)
+            ctx.exit(128 + signum)  # as a shell reports a process the signal killed
 
 
 @click.group(cls=_Group)

@@ -188,9 +188,10 @@ def _gave_up() -> Iterator[None]:
         raise SolverGaveUp(f"Z3 gave up: {reason}") from None
 
 
-_STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STOPS: dict[int, str] = {signal.SIGINT: "Interrupted", signal.SIGTERM: "Terminated",
+                         signal.SIGHUP: "Hangup"}
 """Ctrl-C, the signal ``kill`` and ``timeout`` send, and a closed terminal's: each stops a
-run the same way."""
+run the same way, and the run then says this word (as a shell says a process's end)."""
 _stopped_by: list[int] = []
 """The signal stopping the run, once one has come."""
 
@@ -228,7 +229,7 @@ def ctrl_c_cancels_checks() -> Iterator[None]:
     read, write = os.pipe()
     os.set_blocking(write, False)
     old_fd = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
-    old_handlers = {signum: signal.signal(signum, _interrupt_outside_z3) for signum in _STOPS}
+    old_handlers = {signum: signal.signal(signum, _interrupt_outside_z3) for signum in STOPS}
     threading.Thread(target=_cancel_on_stop, args=(read,), daemon=True).start()
     try:
         yield
@@ -242,7 +243,7 @@ def ctrl_c_cancels_checks() -> Iterator[None]:
 def _cancel_on_stop(read: int) -> None:
     with open(read, "rb", buffering=0) as wakeups:
         while signals := wakeups.read(64):
-            stops = [signum for signum in signals if signum in _STOPS]
+            stops = [signum for signum in signals if signum in STOPS]
             if stops:
                 _stopped(stops[0])
                 cancel_checks()
