@@ -675,13 +675,12 @@ def test_demo_plays_on_its_own_display_and_records(tmp_path: Path) -> None:
         assert picture.n_frames > 4
 
 
-def test_a_stopped_demo_keeps_its_recording(tmp_path: Path) -> None:
+def test_a_stopped_demo_keeps_its_recording(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
     gif = tmp_path / "demo.gif"
-    with subprocess.Popen(
-            [sys.executable, "-m", "autoplay", "demo", "--games", "50", "--db",
-             str(tmp_path / "s.sqlite3"), "--record", str(gif)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-            env={k: v for k, v in os.environ.items() if k != "DISPLAY"}) as process:
+    monkeypatch.delenv("DISPLAY", raising=False)  # as run_demo: a display of its own
+    with run_autoplay("demo", "--games", "50", "--db", str(tmp_path / "s.sqlite3"),
+                      "--record", str(gif)) as process:
         assert process.stderr is not None
         ready, _, _ = select.select([process.stderr], [], [], 120)  # the first game's line
         first = process.stderr.readline() if ready else ""
@@ -696,12 +695,11 @@ def test_a_stopped_demo_keeps_its_recording(tmp_path: Path) -> None:
     assert 1 <= len(list(StatsStore(tmp_path / "s.sqlite3").games())) < 50
 
 
-def test_a_demo_killed_outright_leaves_no_server_or_game_behind(tmp_path: Path) -> None:
+def test_a_demo_killed_outright_leaves_no_server_or_game_behind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``kill -9`` runs no clean-up: Linux stops the server, and the game loses its display."""
-    with subprocess.Popen(
-            [sys.executable, "-m", "autoplay", "demo", "--games", "50", "--db",
-             str(tmp_path / "s.sqlite3")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            text=True, env={k: v for k, v in os.environ.items() if k != "DISPLAY"}) as process:
+    monkeypatch.delenv("DISPLAY", raising=False)  # as run_demo: a display of its own
+    with run_autoplay("demo", "--games", "50", "--db", str(tmp_path / "s.sqlite3")) as process:
         assert process.stderr is not None
         try:
             ready, _, _ = select.select([process.stderr], [], [], 120)
