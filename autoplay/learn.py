@@ -100,11 +100,17 @@ def _check_reads_back(skin: Skin, image: Image, geometry: Geometry, board: Board
     read = read_board(image, geometry, skin).board
     wrong = [cell for cell in board.cells() if read[cell] != board[cell]]
     if wrong:
+        count = (f"{len(wrong)} of {board.width * board.height} cells "
+                 f"{'reads' if len(wrong) == 1 else 'read'} unlike the board")
+        suspect = _given_wrong(image, geometry, board)
+        if suspect is not None:
+            cell, label, alike = suspect
+            raise SkinError(f"the board does not match the screenshot: row {cell.row}, "
+                            f"column {cell.col} is given as {LABEL_OF_STATE[board[cell]]!r} "
+                            f"but looks like the {alike} cells given as {label!r} ({count})")
         first = wrong[0]
-        raise SkinError(f"the board does not match the screenshot: {len(wrong)} of "
-                        f"{board.width * board.height} cells "
-                        f"{'looks' if len(wrong) == 1 else 'look'} unlike what it says (first "
-                        f"at row {first.row}, column {first.col}: the board says "
+        raise SkinError(f"the board does not match the screenshot: {count} (first at row "
+                        f"{first.row}, column {first.col}: the board says "
                         f"{LABEL_OF_STATE[board[first]]!r})")
     try:
         found = read_screenshot(image, [skin]).board
@@ -119,6 +125,32 @@ def _check_reads_back(skin: Skin, image: Image, geometry: Geometry, board: Board
     raise SkinError(f"the board does not match the screenshot: read with the skin learned, "
                     f"the screenshot shows {shown}, not the {board.width}x{board.height} "
                     f"board given")
+
+
+def _given_wrong(image: Image, geometry: Geometry, board: Board
+                 ) -> tuple[Cell, str, int] | None:
+    """The cell most likely given a wrong state: its look is all but the same as that of
+    more cells given another state than of cells given its own. Its state, and the
+    number and state of those others, or None when no cell is outvoted so.
+
+    Learned as given, such a cell's look becomes a template of the wrong state, which
+    then wins cells of the right one: the first cell read wrong is seldom the one given
+    wrong."""
+    cells = list(board.cells())
+    looks = np.stack([resample(image[y0:y1, x0:x1]).ravel()
+                      for x0, y0, x1, y1 in map(geometry.cell_box, cells)]).astype(np.float64)
+    squares = (looks ** 2).sum(axis=1)  # every pair's distance at once, as |a|² + |b|² - 2ab
+    alike = ((squares[:, None] + squares[None, :] - 2 * looks @ looks.T)
+             <= _VARIANT_DISTANCE ** 2 * looks.shape[1])
+    states = np.array([board[cell] for cell in cells])
+    best: tuple[Cell, str, int] | None = None
+    for index, cell in enumerate(cells):
+        own = int((alike[index] & (states == states[index])).sum())
+        others, counts = np.unique(states[alike[index] & (states != states[index])],
+                                   return_counts=True)
+        if len(counts) and counts.max() > own and (best is None or counts.max() > best[2]):
+            best = cell, LABEL_OF_STATE[int(others[counts.argmax()])], int(counts.max())
+    return best
 
 
 def _add_look(templates: list[Template], label: str, image: Image, geometry: Geometry,

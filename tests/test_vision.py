@@ -649,6 +649,24 @@ def test_learning_refuses_a_board_of_one_kind_of_cell() -> None:
         learn_skin("blank", [fixture("sgt-mines", "9x9-new")])
 
 
+@pytest.mark.parametrize(("game", "name", "cell", "given", "shown"), [
+    ("sgt-mines", "9x9-mid", Cell(3, 2), 2, "'1'"),  # read first: (0, 7), a true 1
+    ("sgt-mines", "9x9-mid", Cell(5, 5), 2, "'1'"),
+    ("xdemineur", "12x9-lost", Cell(0, 3), UNKNOWN, "'0'"),
+])
+def test_learning_names_the_cell_given_a_wrong_state(game: str, name: str, cell: Cell,
+                                                     given: int, shown: str) -> None:
+    """Learned as given, the wrong cell's look wins the right state's cells, and the first
+    cell read wrong is another: the error names the one given wrong."""
+    image, truth = fixture(game, name)
+    wrong = truth.with_states({cell: given})
+    with pytest.raises(SkinError, match=(
+            rf"^the board does not match the screenshot: row {cell.row}, column {cell.col} is "
+            rf"given as '[^']+' but looks like the [0-9]+ cells given as {shown} \([0-9]+ of "
+            rf"{truth.width * truth.height} cells read unlike the board\)$")):
+        learn_skin("wrong", [(image, wrong)])
+
+
 def test_a_skin_survives_saving_and_loading(tmp_path: Path, skins: dict[str, Skin]) -> None:
     skins["xbomb"].save(tmp_path / "copy")
     copy = Skin.load(tmp_path / "copy")
