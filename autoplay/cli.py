@@ -148,8 +148,12 @@ def _usage_in_one_line() -> Iterator[None]:
     except click.exceptions.NoArgsIsHelpError:
         raise
     except click.UsageError as error:
+        message = error.format_message()
+        if isinstance(error, click.NoSuchOption) and re.fullmatch(r"-[0-9]+", error.option_name):
+            # an option whose value is optional (--count) leaves a negative one unread
+            message = f"No such option {error.option_name!r}: no option takes a negative number."
         where = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
-        raise _UsageError(error.format_message() + where) from None
+        raise _UsageError(message + where) from None
 
 
 _VERBOSE = "More logging when playing: -v a line per game, -vv per move."

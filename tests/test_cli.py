@@ -176,6 +176,12 @@ def test_count_limit_must_be_a_number() -> None:
     assert code == 2 and "'\u00b2' is not a whole number" in err
     code, _, err = run("solve", "--count", "9" * 5000, "y")
     assert code == 2 and "the limit must be at least 1, with at most 18 digits" in err
+    # Click leaves a value that looks like an option to the options; the error says why
+    for args in (("--count", "-3"), ("--count=-3",)):
+        code, _, err = run("solve", *args, "y")
+        assert code == 2
+        assert err == ("Error: No such option '-3': no option takes a negative number. "
+                       "(see 'autoplay solve --help')\n")
 
 
 def test_bench_json_reports_medians_and_ratios() -> None:
