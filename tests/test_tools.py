@@ -241,6 +241,24 @@ def test_a_cut_reads_as_what_it_shows_only_when_the_line_beyond_is_opened() -> N
     assert outcome(rows[:7], "bottom", ("bottom",)) == "read, said to reach the edge"
 
 
+def test_a_sliver_cut_through_flags_is_refused_and_one_through_opened_cells_is_read() -> None:
+    """``reading_faults.py slivers``' cases, on sgt-mines/9x9-won (see above): cut 5 px
+    into its flagged first row or last column, and into its opened first column or last
+    row."""
+    path = ROOT / "fixtures" / "screenshots" / "sgt-mines" / "9x9-won.png"
+    skins = load_skins()
+    image = reading_faults.picture(path)
+    box = (30, 55, 210, 235)  # its board, 20 px cells
+    assert reading_faults.cut_into(image, box, "top", 5).shape == (image.shape[0] - 60,
+                                                                   *image.shape[1:])
+    assert reading_faults.cut_into(image, box, "right", 5).shape[1] == 205
+    outcomes = {side: reading_faults.cut_outcome(reading_faults.cut_into(image, box, side, 5),
+                                                 path, skins, side)
+                for side in ("top", "bottom", "left", "right")}
+    assert outcomes == {"top": "refused as cut", "right": "refused as cut",
+                        "bottom": "read as what it shows", "left": "read as what it shows"}
+
+
 def test_a_reading_record_gives_the_board_read_or_the_error() -> None:
     """What ``reading_faults.py readings`` prints a line of, for two commits to compare."""
     path = ROOT / "fixtures" / "screenshots" / "sgt-mines" / "9x9-mid.png"

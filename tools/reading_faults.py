@@ -13,7 +13,10 @@ fixture's name and the scale alone, one line per case: two commits' lines compar
 case (in ``cuts`` a board found by one commit and not by the other moves every later draw).
 ``whole``: every fixture at those scales, which must not be refused as cut. ``margins``:
 every fixture cropped to its board and :data:`MARGINS` pixels round it, as a user crops a
-screenshot, tallied as for ``borders``. ``scales``:
+screenshot, tallied as for ``borders``. ``slivers``:
+every fixture cut 1 to 4 pixels, a quarter and a half of a cell into its outermost line of
+cells from each side in turn, at each scale of ``cuts``, tallied as for ``cuts`` (each
+reading not refused as cut nor said to reach the edge printed). ``scales``:
 every fixture at 75%, 90%, 110% and 150%, each reading tallied as for ``borders``.
 ``phases``: every fixture on a desktop of 150 grey, moved by 0 to 5 pixels each way
 (:data:`SHIFTS`), so that its cells fall on the coarse search's pixels in every phase
@@ -27,6 +30,7 @@ so that two commits' readings and times can be compared case by case.
     python tools/reading_faults.py cut-each
     python tools/reading_faults.py whole
     python tools/reading_faults.py margins
+    python tools/reading_faults.py slivers
     python tools/reading_faults.py scales
     python tools/reading_faults.py phases
     python tools/reading_faults.py readings > readings.jsonl
@@ -59,6 +63,9 @@ READING_SCALES = (0.75, 0.9, 1.1, 1.25, 1.5, 1.75, 2.0)
 scalings 125% to 200%, and sizes between them and under 100%, which none gives."""
 MARGINS = (1, 2, 3, 5, 8, 12)
 """Pixels of the window kept round the board by ``margins``: less than a cell."""
+SLIVERS = (1, 2, 3, 4)
+"""Pixels cut into a board's outermost line of cells by ``slivers``, besides a quarter and
+a half of a cell."""
 SHIFTS = ((0, 0), (1, 3), (2, 5), (3, 1), (4, 4), (5, 2))
 """Moves (right, down) of a fixture on its desktop: every phase of a 6-pixel step once
 each way."""
@@ -205,15 +212,29 @@ def cut_case(image: Image, path: Path, skins: list[Skin], rng: random.Random
     side = rng.choice(["top", "bottom", "left", "right"])
     down = rng.randint((y1 - y0) // 5, (y1 - y0) // 2)
     across = rng.randint((x1 - x0) // 5, (x1 - x0) // 2)
-    cut = {"top": image[y0 + down:], "bottom": image[:y1 - down],
-           "left": image[:, x0 + across:], "right": image[:, :x1 - across]}[side]
-    how = f"{down if side in ('top', 'bottom') else across} px from the {side}"
+    depth = down if side in ("top", "bottom") else across
+    cut = cut_into(image, (x0, y0, x1, y1), side, depth)
+    return f"{depth} px from the {side}", cut_outcome(cut, path, skins, side)
+
+
+def cut_into(image: Image, box: tuple[float, float, float, float], side: str, depth: int
+             ) -> Image:
+    """``image`` cut ``depth`` pixels into the board in ``box`` (x0, y0, x1, y1) from
+    ``side``."""
+    x0, y0, x1, y1 = (round(v) for v in box)
+    return {"top": image[y0 + depth:], "bottom": image[:y1 - depth],
+            "left": image[:, x0 + depth:], "right": image[:, :x1 - depth]}[side].copy()
+
+
+def cut_outcome(cut: Image, path: Path, skins: list[Skin], side: str) -> str:
+    """How ``cut``, the picture of fixture ``path`` cut from ``side``, reads: refused as
+    cut, refused otherwise, or as :func:`cut_reading` says."""
     try:
-        return how, cut_reading(read_screenshot(cut.copy(), skins), path, side)
+        return cut_reading(read_screenshot(cut, skins), path, side)
     except BoardCut:
-        return how, "refused as cut"
+        return "refused as cut"
     except NoBoardFound:
-        return how, "refused"
+        return "refused"
 
 
 def cut_reading(reading: Reading, path: Path, side: str) -> str:
@@ -267,10 +288,31 @@ def margins() -> None:
     print(dict(tally(cases(), skins)))
 
 
+def slivers() -> None:
+    """See the module docstring: each fixture cut a few pixels into its outermost line of
+    cells, from each side in turn, at each scale."""
+    skins = load_skins()
+    for scale in SCALES:
+        counts: Counter[str] = Counter()
+        for path in FIXTURES:
+            image = scaled(picture(path), scale)
+            geometry = read_screenshot(image, skins).geometry
+            for side in ("top", "bottom", "left", "right"):
+                pitch = geometry.pitch_y if side in ("top", "bottom") else geometry.pitch_x
+                for depth in sorted({*SLIVERS, round(pitch / 4), round(pitch / 2)}):
+                    how = cut_outcome(cut_into(image, geometry.box(), side, depth), path,
+                                      skins, side)
+                    counts[how] += 1
+                    if how not in ("refused as cut", "read, said to reach the edge"):
+                        print(f"{path.parent.name}/{path.name} at {scale:.0%}, {depth} px from "
+                              f"the {side}: {how}", flush=True)
+        print(f"at {scale:.0%}: {dict(counts)}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("sweep", choices=["borders", "cuts", "cut-each", "whole", "margins",
-                                          "scales", "phases", "readings"])
+                                          "scales", "phases", "readings", "slivers"])
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--count", type=int, default=40)
     args = parser.parse_args()
@@ -288,6 +330,8 @@ def main() -> None:
         readings()
     elif args.sweep == "margins":
         margins()
+    elif args.sweep == "slivers":
+        slivers()
     else:
         whole()
 
