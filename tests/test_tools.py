@@ -259,6 +259,16 @@ def test_a_sliver_cut_through_flags_is_refused_and_one_through_opened_cells_is_r
                         "bottom": "read as what it shows", "left": "read as what it shows"}
 
 
+def test_reading_faults_counts_with_the_shipped_skins_only(learned_skins: Path) -> None:
+    """A skin the user learned, here the README's own example, would read fixtures right
+    under its own name, which the tally counts as wrong."""
+    shipped = [skin.name for skin in reading_faults.shipped_skins()]
+    load_skins()[0].save(learned_skins / "my-xdemineur")
+    assert "my-xdemineur" in [skin.name for skin in load_skins()]
+    assert [skin.name for skin in reading_faults.shipped_skins()] == shipped == sorted(
+        ["sgt-mines", "gnome-mines", "xdemineur", "xbomb", "ace-minesweeper"])
+
+
 def test_a_reading_record_gives_the_board_read_or_the_error() -> None:
     """What ``reading_faults.py readings`` prints a line of, for two commits to compare."""
     path = ROOT / "fixtures" / "screenshots" / "sgt-mines" / "9x9-mid.png"

@@ -59,7 +59,7 @@ def _cell(text: str) -> Cell:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("db", help="the statistics file to record the games in")
     parser.add_argument("cells", nargs="+", type=_cell, help="first guesses to force, as ROW,COL")
     parser.add_argument("--preset", choices=sorted(PRESETS), default="beginner")

@@ -46,7 +46,7 @@ def time_puzzle(clues: Clues, timeout: float) -> tuple[float | None, float | Non
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--side", type=int, default=40)
     parser.add_argument("--seeds", default="10-25", help="FIRST-LAST, both included, or one seed")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per puzzle")

@@ -53,7 +53,7 @@ import numpy as np
 from autoplay.board import Board
 from autoplay.errors import BoardCut, NoBoardFound
 from autoplay.locate import read_screenshot
-from autoplay.vision import Image, Reading, Skin, decode_image, load_skins
+from autoplay.vision import SHIPPED_SKINS, Image, Reading, Skin, decode_image
 
 FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "screenshots")
                   .glob("*/*.png"))
@@ -70,6 +70,13 @@ a half of a cell."""
 SHIFTS = ((0, 0), (1, 3), (2, 5), (3, 1), (4, 4), (5, 2))
 """Moves (right, down) of a fixture on its desktop: every phase of a 6-pixel step once
 each way."""
+
+
+def shipped_skins() -> list[Skin]:
+    """The skins in ``templates/``, not the user's learned ones: a learned skin reading a
+    fixture right under another name would count as a wrong reading."""
+    return [Skin.load(folder) for folder in sorted(SHIPPED_SKINS.iterdir())
+            if (folder / "skin.json").is_file()]
 
 
 def picture(path: Path) -> Image:
@@ -132,19 +139,19 @@ def tally(cases: Iterable[tuple[Image, Path, str]], skins: list[Skin]) -> Counte
 
 
 def borders() -> None:
-    skins = load_skins()
+    skins = shipped_skins()
     print(dict(tally(((on_desktop(image, grey), path, f"on {grey}")
                       for path, image in pictures() for grey in (0, 150, 192, 255)), skins)))
 
 
 def phases() -> None:
-    skins = load_skins()
+    skins = shipped_skins()
     print(dict(tally(((on_desktop(image, 150, right, down), path, f"moved ({right}, {down})")
                       for path, image in pictures() for right, down in SHIFTS), skins)))
 
 
 def scales() -> None:
-    skins = load_skins()
+    skins = shipped_skins()
     for scale in RESCALES:
         counts = tally(((scaled(image, scale), path, f"at {scale:.0%}")
                         for path, image in pictures()), skins)
@@ -165,7 +172,7 @@ def reading_record(image: Image, skins: list[Skin]) -> dict[str, object]:
 
 
 def readings() -> None:
-    skins = load_skins()
+    skins = shipped_skins()
     for path, image in pictures():
         for scale in READING_SCALES:
             record = reading_record(on_desktop(scaled(image, scale), 150), skins)
@@ -174,7 +181,7 @@ def readings() -> None:
 
 
 def cuts(seed: int, count: int) -> None:
-    skins = load_skins()
+    skins = shipped_skins()
     rng = random.Random(seed)
     for scale in SCALES:
         counts: Counter[str] = Counter()
@@ -187,7 +194,7 @@ def cuts(seed: int, count: int) -> None:
 
 def cut_each() -> None:
     """See the module docstring: every case printed, then the tally of each scale."""
-    skins = load_skins()
+    skins = shipped_skins()
     for scale in SCALES:
         counts: Counter[str] = Counter()
         for path in FIXTURES:
@@ -263,7 +270,7 @@ def cut_reading(reading: Reading, path: Path, side: str) -> str:
 
 
 def whole() -> None:
-    skins = load_skins()
+    skins = shipped_skins()
     for scale in SCALES:
         refused = 0
         for path in FIXTURES:
@@ -278,7 +285,7 @@ def whole() -> None:
 
 
 def margins() -> None:
-    skins = load_skins()
+    skins = shipped_skins()
 
     def cases() -> Iterator[tuple[Image, Path, str]]:
         for path, image in pictures():
@@ -292,7 +299,7 @@ def margins() -> None:
 def slivers(scales: Iterable[float]) -> None:
     """See the module docstring: each fixture cut a few pixels into its outermost line of
     cells, from each side in turn, at each of ``scales``."""
-    skins = load_skins()
+    skins = shipped_skins()
     for scale in scales:
         counts: Counter[str] = Counter()
         for path in FIXTURES:

@@ -178,7 +178,7 @@ def _per_game(gains: dict[int, float], games: int) -> list[float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", help="a JSON-lines file for each position's rollouts")
     parser.add_argument("--preset", choices=sorted(PRESETS), default="beginner")
     parser.add_argument("--seed", type=int, default=5)

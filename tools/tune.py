@@ -45,7 +45,7 @@ def _set(constants: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("db", help="the statistics file to record the games in")
     parser.add_argument("--preset", choices=sorted(PRESETS), default="expert")
     parser.add_argument("--seed", type=int, default=5)

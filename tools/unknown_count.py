@@ -60,7 +60,7 @@ def _board(text: str) -> SimConfig:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", choices=sorted(PRESETS), default="beginner")
     parser.add_argument("--board", type=_board, metavar="WxH/M", help="any board instead")
     parser.add_argument("--seed", type=int, default=5)
