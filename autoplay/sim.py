@@ -15,12 +15,13 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import multiprocessing
+import multiprocessing.pool
 import os
 import random
 import re
 import signal
 import sys
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import Literal, TypeVar
@@ -325,7 +326,9 @@ def map_seeds(play_one: Callable[[int], _T], seeds: Iterable[int], *, workers: i
 
     With several workers, seeds run in fresh processes and come back in the order they
     finish. ``setup`` (picklable) runs first in each of those processes, or here with one
-    worker: ``tools/tune.py`` changes the player's constants with it.
+    worker: ``tools/tune.py`` changes the player's constants with it. Stopped (Ctrl-C)
+    while it waits for a game, it yields the games already back before the stop goes on,
+    so that none a worker finished is lost.
     """
     if workers == 1:
         if setup is not None:
@@ -336,7 +339,21 @@ def map_seeds(play_one: Callable[[int], _T], seeds: Iterable[int], *, workers: i
     context = multiprocessing.get_context("spawn")
     with context.Pool(workers, initializer=_start_worker,
                       initargs=(os.getpid(), setup)) as pool:
-        yield from pool.imap_unordered(play_one, seeds)
+        results = pool.imap_unordered(play_one, seeds)
+        try:
+            yield from results
+        except KeyboardInterrupt:  # a stop while waiting: the games already back come too
+            yield from _arrived(results)
+            raise
+
+
+def _arrived(results: multiprocessing.pool.IMapIterator[_T]) -> Iterator[_T]:
+    """The results that have come back from the workers and are not yet taken."""
+    while True:
+        try:
+            yield results.next(timeout=0)
+        except (multiprocessing.TimeoutError, StopIteration):
+            return
 
 
 _PR_SET_PDEATHSIG = 1

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,7 @@ from autoplay.sim import (
     SimConfig,
     SimGame,
     game_seed,
+    map_seeds,
     play_games,
     play_sim,
 )
@@ -144,6 +147,27 @@ def test_a_run_deals_the_same_games_with_any_number_of_workers() -> None:
     shared = sorted(play_games(config, 6, seed=2, workers=2), key=lambda g: g.seed or 0)
     assert [g.seed for g in alone] == sorted(game_seed(2, i) for i in range(6))
     assert all(_same_game(a, b) for a, b in zip(alone, shared, strict=True))
+
+
+def _played(folder: Path, seed: int) -> int:
+    """A game that ends at once, leaving a mark just before its result is sent back."""
+    (folder / str(seed)).touch()
+    return seed
+
+
+def test_a_stop_while_waiting_still_yields_the_games_already_back(tmp_path: Path) -> None:
+    """Ctrl-C reaches the parent while it waits for the next game: the games the workers
+    had finished and sent back are yielded (and so recorded) before the stop goes on."""
+    run = map_seeds(partial(_played, tmp_path), range(4), workers=2)
+    taken = [next(run)]
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.iterdir())) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(2)  # for the last results to come back
+    with pytest.raises(KeyboardInterrupt):
+        taken.append(run.throw(KeyboardInterrupt))  # as the signal does, in the wait
+        taken.extend(run)
+    assert sorted(taken) == [0, 1, 2, 3]
 
 
 def test_sim_json_summary(stats_path: Path) -> None:
