@@ -149,9 +149,11 @@ def _usage_in_one_line() -> Iterator[None]:
         raise
     except click.UsageError as error:
         message = error.format_message()
-        if isinstance(error, click.NoSuchOption) and re.fullmatch(r"-[0-9]+", error.option_name):
-            # an option whose value is optional (--count) leaves a negative one unread
-            message = f"No such option {error.option_name!r}: no option takes a negative number."
+        if (isinstance(error, click.NoSuchOption) and error.ctx is not None
+                and error.ctx.command.name == "solve"
+                and re.fullmatch(r"-[0-9]+", error.option_name)):
+            # --count, whose value is optional, leaves a negative one to be read as an option
+            message = f"{message.rstrip('.')}: --count's limit, when given, is at least 1"
         where = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
         raise _UsageError(message + where) from None
 

@@ -20,6 +20,7 @@ from autoplay.vision import (
     Template,
     as_bgr,
     cell_features,
+    distances_between,
     read_board,
     resample,
     rms,
@@ -27,6 +28,11 @@ from autoplay.vision import (
 
 _VARIANT_DISTANCE = 8.0
 """Two looks of a state closer than this are kept as one template."""
+_MOST_LOOKS = 2000
+"""Past this many distinct looks of a board's cells, :func:`_given_wrong` names no cell:
+their distances would take too long."""
+_SUSPECTS = 10
+"""The cells :func:`_given_wrong` changes to see whether the board then reads back."""
 _OUTSIDE_DISTANCE = 5.0
 """A look from around the board closer than this to a cell's is not kept as ``outside``:
 it could veto real cells. Farther, it tells the window from the board: Ace of Penguins'
@@ -129,28 +135,52 @@ def _check_reads_back(skin: Skin, image: Image, geometry: Geometry, board: Board
 
 def _given_wrong(image: Image, geometry: Geometry, board: Board
                  ) -> tuple[Cell, str, int] | None:
-    """The cell most likely given a wrong state: its look is all but the same as that of
-    more cells given another state than of cells given its own. Its state, and the
-    number and state of those others, or None when no cell is outvoted so.
+    """The cell given a wrong state, when changing that one cell makes the board read back:
+    the cell, the state it is changed to (the state of more cells that look all but the
+    same as it than of cells given its own) and the number of those cells; or None.
 
-    Learned as given, such a cell's look becomes a template of the wrong state, which
-    then wins cells of the right one: the first cell read wrong is seldom the one given
-    wrong."""
+    Learned as given, such a cell's look becomes a template of the wrong state, which then
+    wins cells of the right one, so the first cell read wrong is seldom the one given
+    wrong. Two states can look nearly alike (xbomb's 1 and 2 are 7.6 apart), so a look
+    shared across states names no cell until the changed board reads back."""
     cells = list(board.cells())
     looks = np.stack([resample(image[y0:y1, x0:x1]).ravel()
-                      for x0, y0, x1, y1 in map(geometry.cell_box, cells)]).astype(np.float64)
-    squares = (looks ** 2).sum(axis=1)  # every pair's distance at once, as |a|² + |b|² - 2ab
-    alike = ((squares[:, None] + squares[None, :] - 2 * looks @ looks.T)
-             <= _VARIANT_DISTANCE ** 2 * looks.shape[1])
-    states = np.array([board[cell] for cell in cells])
-    best: tuple[Cell, str, int] | None = None
-    for index, cell in enumerate(cells):
-        own = int((alike[index] & (states == states[index])).sum())
-        others, counts = np.unique(states[alike[index] & (states != states[index])],
-                                   return_counts=True)
-        if len(counts) and counts.max() > own and (best is None or counts.max() > best[2]):
-            best = cell, LABEL_OF_STATE[int(others[counts.argmax()])], int(counts.max())
-    return best
+                      for x0, y0, x1, y1 in map(geometry.cell_box, cells)])
+    distinct, which = np.unique(looks, axis=0, return_inverse=True)
+    if len(distinct) > _MOST_LOOKS:
+        return None
+    which = which.ravel()
+    states, state_of = np.unique(np.array([board[cell] for cell in cells]),
+                                 return_inverse=True)
+    given = np.zeros((len(distinct), len(states)), np.int64)  # cells by look and state
+    np.add.at(given, (which, state_of.ravel()), 1)
+    features = distinct.astype(np.float32)
+    alike = distances_between(features, features) <= _VARIANT_DISTANCE
+    near = alike.astype(np.int64) @ given  # cells of each state that look like each look
+    suspects: dict[tuple[int, int], tuple[int, int, int]] = {}  # one per look and state
+    for index, (look, own) in enumerate(zip(which.tolist(), state_of.ravel().tolist(),
+                                            strict=True)):
+        others = near[look].copy()
+        others[own] = -1
+        other = int(others.argmax())
+        if others[other] > near[look, own]:
+            suspects.setdefault((look, own), (int(others[other]), index, other))
+    for count, index, other in sorted(suspects.values(), key=lambda s: (-s[0], s[1]))[
+            :_SUSPECTS]:
+        changed = board.with_states({cells[index]: int(states[other])})
+        if _reads_back(image, geometry, changed):
+            return cells[index], LABEL_OF_STATE[int(states[other])], count
+    return None
+
+
+def _reads_back(image: Image, geometry: Geometry, board: Board) -> bool:
+    """Whether the templates cut from ``image`` as ``board`` says read it back as
+    ``board``."""
+    templates: list[Template] = []
+    for cell in board.cells():
+        _add_look(templates, LABEL_OF_STATE[board[cell]], image, geometry, cell)
+    skin = Skin("check", (geometry.pitch_x, geometry.pitch_y), tuple(templates))
+    return read_board(image, geometry, skin).board.states == board.states
 
 
 def _add_look(templates: list[Template], label: str, image: Image, geometry: Geometry,

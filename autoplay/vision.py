@@ -675,13 +675,19 @@ def spread(features: Floats, norms: Floats | None = None) -> Floats:
 def template_distances(features: Floats, skin: Skin, norms: Floats | None = None) -> Floats:
     """Root-mean-square distance from every cell (row) to every template (column);
     ``norms``: the cells' :func:`squared_norms`, when the caller has them."""
-    templates = skin.features
-    norms = squared_norms(features) if norms is None else norms
+    return distances_between(features, skin.features, norms)
+
+
+def distances_between(rows: Floats, columns: Floats, norms: Floats | None = None) -> Floats:
+    """Root-mean-square distance from every row of ``rows`` to every row of ``columns``,
+    as |a|² + |b|² - 2ab; ``norms``: the :func:`squared_norms` of ``rows``, when the
+    caller has them."""
+    norms = squared_norms(rows) if norms is None else norms
     # OpenCV's product, not numpy's: OpenBLAS threads stall for milliseconds on a busy machine.
-    products = np.asarray(cv2.gemm(features, templates, -2.0, None,  # type: ignore[call-overload]
+    products = np.asarray(cv2.gemm(rows, columns, -2.0, None,  # type: ignore[call-overload]
                                    0.0, flags=cv2.GEMM_2_T), np.float32)
-    squared = norms[:, None] + products + squared_norms(templates)[None, :]
-    distances: Floats = np.sqrt(np.maximum(squared, 0.0) / features.shape[1]).astype(np.float32)
+    squared = norms[:, None] + products + squared_norms(columns)[None, :]
+    distances: Floats = np.sqrt(np.maximum(squared, 0.0) / rows.shape[1]).astype(np.float32)
     return distances
 
 

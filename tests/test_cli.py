@@ -180,8 +180,10 @@ def test_count_limit_must_be_a_number() -> None:
     for args in (("--count", "-3"), ("--count=-3",)):
         code, _, err = run("solve", *args, "y")
         assert code == 2
-        assert err == ("Error: No such option '-3': no option takes a negative number. "
-                       "(see 'autoplay solve --help')\n")
+        assert err == ("Error: No such option '-3': --count's limit, when given, is at least "
+                       "1 (see 'autoplay solve --help')\n")
+    code, _, err = run("sim", "-3")  # elsewhere a number can be negative (--seed -3)
+    assert (code, err) == (2, "Error: No such option '-3'. (see 'autoplay sim --help')\n")
 
 
 def test_bench_json_reports_medians_and_ratios() -> None:

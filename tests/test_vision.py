@@ -653,6 +653,9 @@ def test_learning_refuses_a_board_of_one_kind_of_cell() -> None:
     ("sgt-mines", "9x9-mid", Cell(3, 2), 2, "'1'"),  # read first: (0, 7), a true 1
     ("sgt-mines", "9x9-mid", Cell(5, 5), 2, "'1'"),
     ("xdemineur", "12x9-lost", Cell(0, 3), UNKNOWN, "'0'"),
+    # xbomb's 2 is 7.6 from its 1, as near as two looks of one state: the 2 at (1, 1) looks
+    # like ten cells given 1, but only the flag made unopened makes the board read back
+    ("xbomb", "8x8-mid", Cell(0, 0), UNKNOWN, "'flag'"),
 ])
 def test_learning_names_the_cell_given_a_wrong_state(game: str, name: str, cell: Cell,
                                                      given: int, shown: str) -> None:
@@ -665,6 +668,15 @@ def test_learning_names_the_cell_given_a_wrong_state(game: str, name: str, cell:
             rf"given as '[^']+' but looks like the [0-9]+ cells given as {shown} \([0-9]+ of "
             rf"{truth.width * truth.height} cells read unlike the board\)$")):
         learn_skin("wrong", [(image, wrong)])
+
+
+def test_learning_names_no_cell_when_no_one_change_makes_the_board_read_back() -> None:
+    image, _ = fixture("sgt-mines", "16x16-lost")
+    _, earlier = fixture("sgt-mines", "16x16-mid")
+    with pytest.raises(SkinError, match=(
+            r"^the board does not match the screenshot: 166 of 256 cells read unlike the "
+            r"board \(first at row 0, column 2: the board says '1'\)$")):
+        learn_skin("wrong", [(image, earlier)])
 
 
 def test_a_skin_survives_saving_and_loading(tmp_path: Path, skins: dict[str, Skin]) -> None:

@@ -225,11 +225,10 @@ def cut_case(image: Image, path: Path, skins: list[Skin], rng: random.Random
     return f"{depth} px from the {side}", cut_outcome(cut, path, skins, side)
 
 
-def cut_into(image: Image, box: tuple[float, float, float, float], side: str, depth: int
-             ) -> Image:
+def cut_into(image: Image, box: tuple[int, int, int, int], side: str, depth: int) -> Image:
     """``image`` cut ``depth`` pixels into the board in ``box`` (x0, y0, x1, y1) from
     ``side``."""
-    x0, y0, x1, y1 = (round(v) for v in box)
+    x0, y0, x1, y1 = box
     return {"top": image[y0 + depth:], "bottom": image[:y1 - depth],
             "left": image[:, x0 + depth:], "right": image[:, :x1 - depth]}[side].copy()
 
@@ -298,7 +297,8 @@ def margins() -> None:
 
 def slivers(scales: Iterable[float]) -> None:
     """See the module docstring: each fixture cut a few pixels into its outermost line of
-    cells, from each side in turn, at each of ``scales``."""
+    cells, from each side in turn, at each of ``scales`` (a fixture not found whole there
+    is only counted)."""
     skins = shipped_skins()
     for scale in scales:
         counts: Counter[str] = Counter()
