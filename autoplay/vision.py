@@ -339,11 +339,11 @@ def _coarse_look(image: Image) -> Image:
     return np.asarray(np.mean(looks, axis=0).round(), np.uint8)
 
 
-def skin_folders() -> dict[str, Path]:
+def skin_folders(*, learned: bool = True) -> dict[str, Path]:
     """Every installed skin by name: the shipped ones, then the learned ones (a learned skin
-    with a shipped skin's name replaces it)."""
+    with a shipped skin's name replaces it), unless ``learned`` is false."""
     folders: dict[str, Path] = {}
-    for root in (SHIPPED_SKINS, learned_skins_dir()):
+    for root in (SHIPPED_SKINS, learned_skins_dir()) if learned else (SHIPPED_SKINS,):
         if root.is_dir():
             for folder in sorted(root.iterdir()):
                 if (folder / "skin.json").is_file():
@@ -362,14 +362,15 @@ def skin_folder(name: str) -> Path:
     return folders[name]
 
 
-def load_skins(name: str | None = None) -> list[Skin]:
-    """The installed skins, or only the one called ``name``.
+def load_skins(name: str | None = None, *, learned: bool = True) -> list[Skin]:
+    """The installed skins, or only the one called ``name``; the shipped ones alone when
+    ``learned`` is false (``tools/reading_faults.py`` measures those).
 
     :raises SkinError: when no skin is installed, or none is called ``name``.
     """
     if name is not None:
         return [Skin.load(skin_folder(name))]
-    folders = skin_folders()
+    folders = skin_folders(learned=learned)
     if not folders:
         raise SkinError(f"no skins installed (looked in {SHIPPED_SKINS} and "
                         f"{learned_skins_dir()})")

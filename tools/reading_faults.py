@@ -53,7 +53,7 @@ import numpy as np
 from autoplay.board import Board
 from autoplay.errors import BoardCut, NoBoardFound
 from autoplay.locate import read_screenshot
-from autoplay.vision import SHIPPED_SKINS, Image, Reading, Skin, decode_image
+from autoplay.vision import Image, Reading, Skin, decode_image, load_skins
 
 FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "screenshots")
                   .glob("*/*.png"))
@@ -75,8 +75,7 @@ each way."""
 def shipped_skins() -> list[Skin]:
     """The skins in ``templates/``, not the user's learned ones: a learned skin reading a
     fixture right under another name would count as a wrong reading."""
-    return [Skin.load(folder) for folder in sorted(SHIPPED_SKINS.iterdir())
-            if (folder / "skin.json").is_file()]
+    return load_skins(learned=False)
 
 
 def picture(path: Path) -> Image:
