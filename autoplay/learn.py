@@ -78,8 +78,7 @@ def learn_skin(name: str, examples: Sequence[tuple[Image, Board]]) -> Skin:
             so_far = Skin(name, (geometry.pitch_x, geometry.pitch_y), tuple(templates))
             geometry = align(image, so_far, geometry) or geometry
         fitted.append((image, geometry))
-        for cell in board.cells():
-            _add_look(templates, LABEL_OF_STATE[board[cell]], image, geometry, cell)
+        _add_looks(templates, image, geometry, board)
     cells = np.stack([resample(t.image).ravel() for t in templates])
     for image, geometry in fitted:
         ring = geometry.grown(1, 1, 1, 1)
@@ -144,9 +143,7 @@ def _given_wrong(image: Image, geometry: Geometry, board: Board
     wrong. Two states can look nearly alike (xbomb's 1 and 2 are 7.6 apart), so a look
     shared across states names no cell until the changed board reads back."""
     cells = list(board.cells())
-    looks = np.stack([resample(image[y0:y1, x0:x1]).ravel()
-                      for x0, y0, x1, y1 in map(geometry.cell_box, cells)])
-    distinct, which = np.unique(looks, axis=0, return_inverse=True)
+    distinct, which = np.unique(cell_features(image, geometry), axis=0, return_inverse=True)
     if len(distinct) > _MOST_LOOKS:
         return None
     which = which.ravel()
@@ -154,8 +151,7 @@ def _given_wrong(image: Image, geometry: Geometry, board: Board
                                  return_inverse=True)
     given = np.zeros((len(distinct), len(states)), np.int64)  # cells by look and state
     np.add.at(given, (which, state_of.ravel()), 1)
-    features = distinct.astype(np.float32)
-    alike = distances_between(features, features) <= _VARIANT_DISTANCE
+    alike = distances_between(distinct, distinct) <= _VARIANT_DISTANCE
     near = alike.astype(np.int64) @ given  # cells of each state that look like each look
     suspects: dict[tuple[int, int], tuple[int, int, int]] = {}  # one per look and state
     for index, (look, own) in enumerate(zip(which.tolist(), state_of.ravel().tolist(),
@@ -177,10 +173,17 @@ def _reads_back(image: Image, geometry: Geometry, board: Board) -> bool:
     """Whether the templates cut from ``image`` as ``board`` says read it back as
     ``board``."""
     templates: list[Template] = []
-    for cell in board.cells():
-        _add_look(templates, LABEL_OF_STATE[board[cell]], image, geometry, cell)
+    _add_looks(templates, image, geometry, board)
     skin = Skin("check", (geometry.pitch_x, geometry.pitch_y), tuple(templates))
     return read_board(image, geometry, skin).board.states == board.states
+
+
+def _add_looks(templates: list[Template], image: Image, geometry: Geometry, board: Board
+               ) -> None:
+    """Add the look of every cell of ``board`` as a template of its state (see
+    :func:`_add_look`)."""
+    for cell in board.cells():
+        _add_look(templates, LABEL_OF_STATE[board[cell]], image, geometry, cell)
 
 
 def _add_look(templates: list[Template], label: str, image: Image, geometry: Geometry,
