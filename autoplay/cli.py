@@ -1051,7 +1051,7 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
     try:
         search = screen.search_area(monitor, region)
         game = find_game(screen, search, vision.load_skins(skin_name), mines=mines, speed=speed)
-        x0, y0, x1, y1 = (round(v) for v in game.geometry.box())
+        x0, y0, x1, y1 = game.geometry.box()
         click.echo(f"the {game.geometry.cols}x{game.geometry.rows} {game.skin.name} board at "
                    f"{x0},{y0}, {x1 - x0}x{y1 - y0} pixels (--region looks elsewhere)", err=True)
         if dry_run:

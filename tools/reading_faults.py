@@ -287,7 +287,7 @@ def margins() -> None:
 
     def cases() -> Iterator[tuple[Image, Path, str]]:
         for path, image in pictures():
-            x0, y0, x1, y1 = (round(v) for v in read_screenshot(image, skins).geometry.box())
+            x0, y0, x1, y1 = read_screenshot(image, skins).geometry.box()
             for margin in MARGINS:
                 yield (image[max(y0 - margin, 0):y1 + margin, max(x0 - margin, 0):x1 + margin],
                        path, f"with {margin} px round")
