@@ -66,14 +66,16 @@ class NoBoardFound(AutoplayError):
 
 
 class BoardCut(NoBoardFound):
-    """An image whose edge cuts through the board's covered cells: the whole board is not
-    in it, and what the part shown would prove next to the cut may be false."""
+    """An image whose edge, or something in it, cuts through the board's covered cells: the
+    whole board is not in it, and what the part shown would prove next to the cut may be
+    false."""
 
     def __init__(self, message: str, skin: str = "", edges: tuple[str, ...] = ()) -> None:
         # (The defaults let it be unpickled, which calls it with the message alone.)
         super().__init__(message)
         self.skin, self.edges = skin, edges
-        """The board's skin, and the image's edges ("top", "right"...) that cut it."""
+        """The board's skin, and the image's edges ("top", "right"...) that cut it: none
+        when the cut is inside the image."""
 
 
 class UnknownCells(AutoplayError):

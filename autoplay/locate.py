@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -188,16 +188,22 @@ def _cell_contrast(skin: Skin) -> int:
 
 
 def _check_whole(image: Image, candidate: _Candidate, skin: Skin) -> None:
-    """Refuse a board that goes on past the image's edge.
+    """Refuse a board that goes on past the image's edge, or is cut short inside it.
 
-    :raises BoardCut: naming the edge, when :func:`cut_edge` finds one.
+    :raises BoardCut: naming the edge, or the board's side, when :func:`find_cut` finds one.
     """
     closed = _closed(skin)[candidate.match.best] & candidate.match.recognised()
-    edge = cut_edge(image, skin, candidate.geometry, closed)
-    if edge is not None:
-        raise BoardCut(f"the {skin.name} board goes on past the image's {edge} edge, "
+    cut = find_cut(image, skin, candidate.geometry, closed)
+    if cut is None:
+        return
+    side, at_edge = cut
+    if at_edge:
+        raise BoardCut(f"the {skin.name} board goes on past the image's {side} edge, "
                        f"which cuts through covered cells: give a screenshot of the whole "
-                       f"board", skin.name, (edge,))
+                       f"board", skin.name, (side,))
+    raise BoardCut(f"the {skin.name} board stops part way into a line of covered cells at "
+                   f"its {side} side, so something hides the rest of it (a window too small "
+                   f"for its board, say): show the whole board", skin.name)
 
 
 _CUT_DISTANCE = 40.0
@@ -213,19 +219,25 @@ def _closed(skin: Skin) -> npt.NDArray[np.bool_]:
     return closed
 
 
-def cut_edge(image: Image, skin: Skin, geometry: Geometry,
-             closed: npt.NDArray[np.bool_]) -> str | None:
-    """The edge of the image ("top", "bottom", "left" or "right") that cuts through a
-    covered cell or a mine just beyond the board, or None.
+def find_cut(image: Image, skin: Skin, geometry: Geometry,
+             closed: npt.NDArray[np.bool_]) -> tuple[str, bool] | None:
+    """The side of the board ("top", "bottom", "left" or "right") where a covered cell or
+    a mine is cut short just beyond it, and whether the image's edge cuts it (else
+    something inside the image does: a window too small for its board), or None.
 
-    A board cut by the image's edge is read as the smaller board the image shows, and
-    what that board proves next to the cut may be false: a count there can have covered
-    cells or mines beyond it. Opened cells beyond change nothing the board says, and
-    cannot be told from a window's plain frame, so only a strip (narrower than a cell)
-    that looks like the matching strip of a covered cell or a mine, and much less like
-    an opened cell's or the window's, counts. A strip of one pixel will do: no whole
-    window of the fixtures is refused at 75% to 150%
+    A cut board is read as the smaller board the image shows, and what that board proves
+    next to the cut may be false: a count there can have covered cells or mines beyond
+    it. Opened cells beyond change nothing the board says, and cannot be told from a
+    window's plain frame, so only a strip (narrower than a cell, from the board's edge
+    outwards) that looks like the matching strip of a covered cell or a mine, and much
+    less like an opened cell's or the window's, counts. Up to the image's edge, a strip of
+    one pixel will do: no whole window of the fixtures is refused at 75% to 150%
     (``python tools/reading_faults.py whole``), and the cut ones are caught more often.
+    Inside the image, where a window too small for its board cuts it, the window's frame
+    follows the part of a cell it shows, and its first pixel or two can be as like a
+    covered cell's as the window's frame beside a whole board is: a strip counts there
+    from a quarter of a cell deep (:func:`_inside_depth`), and every depth from that to a
+    cell's less one is tried (``python tools/reading_faults.py clipped``).
 
     The strips it is compared with are those of the skin's templates, scaled to the
     pitch. A screenshot shrunk or grown changes the few pixels at a cell's edge more than
@@ -240,82 +252,111 @@ def cut_edge(image: Image, skin: Skin, geometry: Geometry,
     screenshot cropped close round the board was refused
     (``python tools/reading_faults.py margins``).
     """
-    height, width = image.shape[:2]
-    x0, y0, x1, y1 = geometry.box()
     pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
-    gaps = _margins(image, geometry)
-    pitches = {"top": pitch_y, "bottom": pitch_y, "left": pitch_x, "right": pitch_x}
-    sides = [side for side, gap in gaps.items() if 0 < gap < pitches[side]]
-    if not sides:
-        return None
     looks = np.stack([shrink(t.image, pitch_x, pitch_y) for t in skin.templates]
                      ).astype(np.float32)
     closed_looks = _closed(skin)
     opened_looks = ~closed_looks & (skin.states != OUTSIDE)
-    for side in sides:
-        gap, pitch = gaps[side], pitches[side]
-        beyond, strips = {  # the image beyond the edge, and each look's strip next to it
-            "top": (image[:y0], looks[:, pitch - gap:]), "bottom": (image[y1:], looks[:, :gap]),
-            "left": (image[:, :x0], looks[:, :, pitch - gap:]),
-            "right": (image[:, x1:], looks[:, :, :gap])}[side]
-        own: tuple[Floats, Floats] | None = None  # made once the templates lean that way
+    frame_looks = skin.states == OUTSIDE
+    for side, gap in _margins(image, geometry).items():
         across = side in ("top", "bottom")
-        for k in range(geometry.cols if across else geometry.rows):
-            left, top, _, _ = geometry.cell_box(Cell(0, k) if across else Cell(k, 0))
-            start, end = (left, left + pitch_x) if across else (top, top + pitch_y)
-            if start < 0 or end > (width if across else height):
-                continue
-            strip = (beyond[:, start:end] if across else beyond[start:end]).astype(np.float32)
-            distances = _distances(strips, strip)
-            near = float(distances[closed_looks].min(initial=np.inf))
-            other = float(distances[~closed_looks].min(initial=np.inf))
-            frame = float(distances[skin.states == OUTSIDE].min(initial=np.inf))
-            if _is_closer(near, other):
-                return side
-            if near < float(distances[opened_looks].min(initial=np.inf)):
+        pitch = pitch_y if across else pitch_x
+        deepest = min(gap, pitch - 1)  # the strips to the image's edge, or a cell's less one
+        depths = [*range(_inside_depth(pitch), deepest + 1)]
+        if 0 < gap < pitch and gap not in depths:
+            depths.append(gap)
+        if not depths:
+            continue
+        columns = np.array(depths) - 1
+        strips = _outwards(looks, side)[:, :deepest]
+        own: tuple[Floats, Floats] | None = None  # made once the templates lean that way
+        for beyond in _beyond(image, geometry, side, deepest):
+            distances = _depth_distances(strips, beyond)[:, columns]  # look by depth
+            near = distances[closed_looks].min(axis=0, initial=np.inf)
+            cut = _is_closer(near, distances[~closed_looks].min(axis=0, initial=np.inf))
+            leaning = near < distances[opened_looks].min(axis=0, initial=np.inf)
+            if leaning.any() and not cut.any():
                 if own is None:
-                    own = _own_strips(image, geometry, side, gap, closed)
-                near_own, other_own = (float(_distances(kind, strip).min(initial=np.inf))
-                                       for kind in own)
-                if _is_closer(near_own, min(other_own, frame)):
-                    return side
+                    own = _own_strips(image, geometry, side, deepest, closed)
+                near_own, other_own = (_depth_distances(kind, beyond)[:, columns].min(
+                    axis=0, initial=np.inf) for kind in own)
+                frame = distances[frame_looks].min(axis=0, initial=np.inf)
+                cut = leaning & _is_closer(near_own, np.minimum(other_own, frame))
+            if cut.any():
+                return side, bool(cut[depths.index(gap)]) if gap in depths else False
     return None
 
 
-def _own_strips(image: Image, geometry: Geometry, side: str, gap: int,
+def _inside_depth(pitch: int) -> int:
+    """The shallowest strip that shows a cell cut short inside the image: a window's frame
+    beside a whole board is as like a covered cell's first pixel or two as that is (the
+    bevels of sgt-mines and xdemineur)."""
+    return max(3, pitch // 4)
+
+
+def _outwards(blocks: npt.NDArray[Any], side: str) -> npt.NDArray[Any]:
+    """Cell-sized ``blocks`` (..., rows, columns, 3) turned so that their first axis runs
+    away from the board beyond ``side``: from the edge that would touch the board."""
+    return {"bottom": blocks, "top": blocks[..., ::-1, :, :],
+            "right": np.swapaxes(blocks, -3, -2),
+            "left": np.swapaxes(blocks[..., :, ::-1, :], -3, -2)}[side]
+
+
+def _beyond(image: Image, geometry: Geometry, side: str, depth: int) -> Iterator[Floats]:
+    """The image beyond the board's ``side``, ``depth`` pixels deep and one pitch along,
+    beside each cell of its edge line that the image holds, turned by :func:`_outwards`."""
+    height, width = image.shape[:2]
+    x0, y0, x1, y1 = geometry.box()
+    pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
+    across = side in ("top", "bottom")
+    for k in range(geometry.cols if across else geometry.rows):
+        left, top, _, _ = geometry.cell_box(Cell(0, k) if across else Cell(k, 0))
+        if min(left, top) < 0 or (left + pitch_x > width if across else top + pitch_y > height):
+            continue
+        block = {"top": image[y0 - depth:y0, left:left + pitch_x],
+                 "bottom": image[y1:y1 + depth, left:left + pitch_x],
+                 "left": image[top:top + pitch_y, x0 - depth:x0],
+                 "right": image[top:top + pitch_y, x1:x1 + depth]}[side]
+        yield _outwards(block.astype(np.float32), side)
+
+
+def _own_strips(image: Image, geometry: Geometry, side: str, depth: int,
                 closed: npt.NDArray[np.bool_]) -> tuple[Floats, Floats]:
     """The strips that the board's covered cells and mines (``closed``), and its other
-    cells, would show beyond ``side`` were they there, ``gap`` pixels deep, shaped like
-    the strips :func:`cut_edge` takes beyond that side."""
+    cells, would show beyond ``side`` were they there, ``depth`` pixels deep, turned as
+    :func:`_beyond` turns the image's."""
     pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
-    shape = (gap, pitch_x) if side in ("top", "bottom") else (pitch_y, gap)
     kinds: dict[bool, dict[bytes, Image]] = {True: {}, False: {}}  # each look once:
     for index, is_closed in enumerate(closed.tolist()):  # most cells look alike
-        left, top, right, bottom = geometry.cell_box(Cell(*divmod(index, geometry.cols)))
-        part = {"top": image[bottom - gap:bottom, left:left + pitch_x],
-                "bottom": image[top:top + gap, left:left + pitch_x],
-                "left": image[top:top + pitch_y, right - gap:right],
-                "right": image[top:top + pitch_y, left:left + gap]}[side]
-        if part.shape[:2] == shape and min(left, top) >= 0:
+        left, top, _, _ = geometry.cell_box(Cell(*divmod(index, geometry.cols)))
+        block = image[top:top + pitch_y, left:left + pitch_x]
+        if block.shape[:2] == (pitch_y, pitch_x) and min(left, top) >= 0:
+            part = _outwards(block, side)[:depth]
             kinds[is_closed].setdefault(part.tobytes(), part)
+    shape = (depth, pitch_x if side in ("top", "bottom") else pitch_y, 3)
 
     def stacked(parts: dict[bytes, Image]) -> Floats:
         if not parts:
-            return np.empty((0, *shape, 3), np.float32)
+            return np.empty((0, *shape), np.float32)
         return np.stack(list(parts.values())).astype(np.float32)
     return stacked(kinds[True]), stacked(kinds[False])
 
 
-def _is_closer(near: float, other: float) -> bool:
-    """Whether a strip ``near`` a covered cell's or a mine's and ``other`` from an opened
-    cell's or the window's is part of a covered cell or a mine."""
-    return near < _CUT_DISTANCE and _CUT_MARGIN * near < other
-
-
-def _distances(strips: Floats, strip: Floats) -> Floats:
-    """The root-mean-square distance from ``strip`` to each of ``strips``."""
-    distances: Floats = np.sqrt(np.mean((strips - strip) ** 2, axis=(1, 2, 3)))
+def _depth_distances(strips: Floats, beyond: Floats) -> Floats:
+    """The root-mean-square distance from each of ``strips`` (looks, depth, along, 3) to
+    ``beyond`` (depth, along, 3), over its first pixel, its first two and so on: one row
+    per look, one column per depth."""
+    squares = ((strips - beyond) ** 2).sum(axis=(2, 3)).cumsum(axis=1)
+    depth, along = beyond.shape[:2]
+    distances: Floats = np.sqrt(squares / (np.arange(1, depth + 1) * along * 3))
     return distances
+
+
+def _is_closer(near: Floats, other: Floats) -> npt.NDArray[np.bool_]:
+    """Whether strips ``near`` a covered cell's or a mine's and ``other`` from an opened
+    cell's or the window's are part of a covered cell or a mine."""
+    closer: npt.NDArray[np.bool_] = (near < _CUT_DISTANCE) & (_CUT_MARGIN * near < other)
+    return closer
 
 
 def edges_reached(image: Image, geometry: Geometry) -> tuple[str, ...]:
@@ -324,7 +365,7 @@ def edges_reached(image: Image, geometry: Geometry) -> tuple[str, ...]:
 
     Every game draws a frame around its board, so a board flush with the image's edge was
     either cropped to its cells or cut there, at or within a line of cells; and beyond the
-    edge there is no strip to tell the two apart (:func:`cut_edge`). A cut board reads as
+    edge there is no strip to tell the two apart (:func:`find_cut`). A cut board reads as
     the smaller board the image shows, and what it proves next to the cut may be false.
     """
     return tuple(side for side, gap in _margins(image, geometry).items() if gap <= 0)

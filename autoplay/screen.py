@@ -843,7 +843,7 @@ def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int |
             reading = locate.read_screenshot(frame, skins)
         except BoardCut as cut:
             if time.monotonic() > deadline:
-                raise _cut_on_screen(cut.skin, cut.edges) from None
+                raise (_cut_on_screen(cut.skin, cut.edges) if cut.edges else cut) from None
         except NoBoardFound:
             if time.monotonic() > deadline:
                 raise

@@ -414,6 +414,23 @@ def test_a_board_the_area_searched_cuts_is_not_played(xvfb: str, screen: Screen)
                 find_game(screen, Region(0, 0, right, 1024), skins)
 
 
+def test_a_window_too_small_for_its_board_is_not_played(xvfb: str, screen: Screen) -> None:
+    """GNOME Mines at a custom size, with no window manager to fit its window to the board,
+    shows 19 of its 20 columns and part of the last: read as 19x12, the board's counts
+    beside the cut touched hidden cells, and play stopped after a click, the board
+    inconsistent."""
+    with launch_game("gnome-mines", xvfb,
+                     settings={"mode": 3, "xsize": 20, "ysize": 12, "nmines": 40}) as window:
+        window.move(200, 200)
+        window.key("4")  # the custom screen, which its settings fill in
+        time.sleep(0.5)
+        window.click(304, 309)  # Play Game
+        window.move(600, 470)  # off the board, which lights the cell under the pointer
+        with pytest.raises(BoardCut, match="the gnome-mines board stops part way into a line "
+                                           "of covered cells at its right side"):
+            find_game(screen, screen.search_area(), load_skins("gnome-mines"), timeout=2)
+
+
 def test_the_board_tells_the_end() -> None:
     assert judge(Board.parse("mines: 2\n1F\n.2")) == "won"
     assert judge(Board.parse("mines: 3\n1F\n.2")) == "playing"

@@ -47,7 +47,7 @@ from autoplay.vision import (
     reading_of,
     skin_folders,
 )
-from tools.reading_faults import SHIFTS, on_desktop, scaled
+from tools.reading_faults import SHIFTS, clip_inside, on_desktop, scaled
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots"
 FIXTURES = sorted(SCREENSHOTS.glob("*/*.png"))
@@ -264,6 +264,38 @@ def test_a_board_cut_at_a_line_of_covered_cells_is_refused_or_said_to_reach_the_
     else:
         reading = read_screenshot(cut, list(skins.values()))
         assert (reading.board.width, reading.edges) == (7, ("left",))
+
+
+@pytest.mark.parametrize(("name", "scale", "side", "shown"), [
+    ("gnome-mines/8x8-new", 1.0, "bottom", 0.25), ("xbomb/16x16-new", 1.0, "right", 0.4),
+    ("ace-minesweeper/8x8-new", 1.0, "left", 0.6), ("xdemineur/12x9-new", 1.0, "right", 0.25),
+    ("sgt-mines/9x9-new", 1.0, "top", 0.8), ("sgt-mines/30x16-mid", 1.25, "bottom", 0.4),
+    ("gnome-mines/16x16-new", 0.75, "left", 0.6)])
+def test_a_board_cut_short_inside_the_image_is_refused(
+        name: str, scale: float, side: str, shown: float, skins: dict[str, Skin]) -> None:
+    """A window too small for its board shows part of its outermost line of cells, then
+    its frame: read as the smaller board, it proved cells next to the cut that the cells
+    beyond decide."""
+    image, _ = fixture(*name.split("/"))
+    image = scaled(image, scale)
+    geometry = read_screenshot(image, list(skins.values())).geometry
+    pitch = geometry.pitch_y if side in ("top", "bottom") else geometry.pitch_x
+    clipped = clip_inside(image, geometry.box(), side, round(pitch * (1 - shown)))
+    with pytest.raises(BoardCut, match="stops part way into a line of covered cells at its "
+                                       f"{side} side") as cut:
+        read_screenshot(clipped, list(skins.values()))
+    assert cut.value.edges == ()
+
+
+def test_gnome_mines_in_a_window_too_small_for_its_board_is_refused(
+        skins: dict[str, Skin]) -> None:
+    """Its 20x12 board in the 610x482 window of its custom screen, with no window manager
+    to fit the window to the board (``fixtures/clipped/``): read as 19x12, it made
+    ``play`` stop after its first click, the board inconsistent."""
+    image = cv2.imread(str(SCREENSHOTS.parent / "clipped" / "gnome-mines-20x12.png"))
+    with pytest.raises(BoardCut, match="the gnome-mines board stops part way into a line of "
+                                       "covered cells at its right side"):
+        read_screenshot(np.asarray(image, np.uint8), list(skins.values()))
 
 
 def test_a_board_cut_through_opened_cells_reads_as_what_it_shows(

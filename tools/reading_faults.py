@@ -16,7 +16,10 @@ every fixture cropped to its board and :data:`MARGINS` pixels round it, as a use
 screenshot, tallied as for ``borders``. ``slivers``:
 every fixture cut 1 to 4 pixels, a quarter and a half of a cell into its outermost line of
 cells from each side in turn, at each scale of ``cuts``, tallied as for ``cuts`` (each
-reading not refused as cut nor said to reach the edge printed). ``scales``:
+reading not refused as cut nor said to reach the edge printed). ``clipped``: likewise,
+every fixture's outermost line of cells shown a quarter, two fifths, three fifths and
+four fifths of a cell deep, the window's frame beyond it moved in, as a window too small
+for its board shows it. ``scales``:
 every fixture at 75%, 90%, 110% and 150%, each reading tallied as for ``borders``.
 ``phases``: every fixture on a desktop of 150 grey, moved by 0 to 5 pixels each way
 (:data:`SHIFTS`), so that its cells fall on the coarse search's pixels in every phase
@@ -32,6 +35,7 @@ so that two commits' readings and times can be compared case by case.
     python tools/reading_faults.py margins
     python tools/reading_faults.py slivers
     python tools/reading_faults.py slivers --scale 0.75 --scale 1.25
+    python tools/reading_faults.py clipped
     python tools/reading_faults.py scales
     python tools/reading_faults.py phases
     python tools/reading_faults.py readings > readings.jsonl
@@ -44,7 +48,7 @@ import json
 import random
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import cv2
@@ -55,6 +59,8 @@ from autoplay.errors import BoardCut, NoBoardFound
 from autoplay.locate import read_screenshot
 from autoplay.vision import Image, Reading, Skin, decode_image, load_skins
 
+Box = tuple[int, int, int, int]
+"""A board's box in pixels: x0, y0, x1, y1."""
 FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "screenshots")
                   .glob("*/*.png"))
 SCALES = (1.0, 0.75, 1.25, 1.5)
@@ -67,6 +73,8 @@ MARGINS = (1, 2, 3, 5, 8, 12)
 SLIVERS = (1, 2, 3, 4)
 """Pixels cut into a board's outermost line of cells by ``slivers``, besides a quarter and
 a half of a cell."""
+CLIPS = (1 / 4, 2 / 5, 3 / 5, 4 / 5)
+"""How much of a cell of a board's outermost line ``clipped`` shows."""
 SHIFTS = ((0, 0), (1, 3), (2, 5), (3, 1), (4, 4), (5, 2))
 """Moves (right, down) of a fixture on its desktop: every phase of a 6-pixel step once
 each way."""
@@ -224,7 +232,7 @@ def cut_case(image: Image, path: Path, skins: list[Skin], rng: random.Random
     return f"{depth} px from the {side}", cut_outcome(cut, path, skins, side)
 
 
-def cut_into(image: Image, box: tuple[int, int, int, int], side: str, depth: int) -> Image:
+def cut_into(image: Image, box: Box, side: str, depth: int) -> Image:
     """``image`` cut ``depth`` pixels into the board in ``box`` (x0, y0, x1, y1) from
     ``side``."""
     x0, y0, x1, y1 = box
@@ -296,8 +304,41 @@ def margins() -> None:
 
 def slivers(scales: Iterable[float]) -> None:
     """See the module docstring: each fixture cut a few pixels into its outermost line of
-    cells, from each side in turn, at each of ``scales`` (a fixture not found whole there
-    is only counted)."""
+    cells, from each side in turn, at each of ``scales``."""
+    def cases(image: Image, box: Box, side: str, pitch: float) -> Iterator[tuple[str, Image]]:
+        for depth in sorted({*SLIVERS, round(pitch / 4), round(pitch / 2)}):
+            yield f"{depth} px from the {side}", cut_into(image, box, side, depth)
+    cut_sweep(scales, cases)
+
+
+def clipped(scales: Iterable[float]) -> None:
+    """See the module docstring: each fixture's outermost line of cells shown in part, the
+    window's frame beyond it, from each side in turn, at each of ``scales``."""
+    def cases(image: Image, box: Box, side: str, pitch: float) -> Iterator[tuple[str, Image]]:
+        for shown in CLIPS:
+            yield (f"{shown:.0%} of a cell shown at the {side}",
+                   clip_inside(image, box, side, round(pitch * (1 - shown))))
+    cut_sweep(scales, cases)
+
+
+def clip_inside(image: Image, box: Box, side: str, hidden: int) -> Image:
+    """``image`` with the ``hidden`` pixels of the board in ``box`` (x0, y0, x1, y1) next
+    to its ``side`` taken out, what lies beyond that side moved in to close the gap: the
+    board as a window too small for it shows it."""
+    x0, y0, x1, y1 = box
+    parts, axis = {"top": ((image[:y0], image[y0 + hidden:]), 0),
+                   "bottom": ((image[:y1 - hidden], image[y1:]), 0),
+                   "left": ((image[:, :x0], image[:, x0 + hidden:]), 1),
+                   "right": ((image[:, :x1 - hidden], image[:, x1:]), 1)}[side]
+    return np.concatenate(parts, axis=axis)
+
+
+def cut_sweep(scales: Iterable[float],
+              cases: Callable[[Image, Box, str, float], Iterator[tuple[str, Image]]]) -> None:
+    """Every fixture at each of ``scales``, cut from each side in turn by ``cases`` (given
+    the picture, its board's box, the side and the pitch across that side), tallied as for
+    ``cuts``; each reading neither refused as cut nor said to reach the edge is printed (a
+    fixture not found whole at a scale is only counted)."""
     skins = shipped_skins()
     for scale in scales:
         counts: Counter[str] = Counter()
@@ -310,24 +351,25 @@ def slivers(scales: Iterable[float]) -> None:
                 continue
             for side in ("top", "bottom", "left", "right"):
                 pitch = geometry.pitch_y if side in ("top", "bottom") else geometry.pitch_x
-                for depth in sorted({*SLIVERS, round(pitch / 4), round(pitch / 2)}):
-                    how = cut_outcome(cut_into(image, geometry.box(), side, depth), path,
-                                      skins, side)
+                for label, cut in cases(image, geometry.box(), side, pitch):
+                    how = cut_outcome(cut, path, skins, side)
                     counts[how] += 1
                     if how not in ("refused as cut", "read, said to reach the edge"):
-                        print(f"{path.parent.name}/{path.name} at {scale:.0%}, {depth} px from "
-                              f"the {side}: {how}", flush=True)
+                        print(f"{path.parent.name}/{path.name} at {scale:.0%}, {label}: {how}",
+                              flush=True)
         print(f"at {scale:.0%}: {dict(counts)}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("sweep", choices=["borders", "cuts", "cut-each", "whole", "margins",
-                                          "scales", "phases", "readings", "slivers"])
+                                          "scales", "phases", "readings", "slivers",
+                                          "clipped"])
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--count", type=int, default=40)
     parser.add_argument("--scale", type=float, action="append",
-                        help="slivers: this scale only (repeatable; default 1, 0.75, 1.25, 1.5)")
+                        help="slivers and clipped: this scale only (repeatable; default 1, 0.75, "
+                             "1.25, 1.5)")
     args = parser.parse_args()
     if args.sweep == "borders":
         borders()
@@ -345,6 +387,8 @@ def main() -> None:
         margins()
     elif args.sweep == "slivers":
         slivers(args.scale or SCALES)
+    elif args.sweep == "clipped":
+        clipped(args.scale or SCALES)
     else:
         whole()
 
