@@ -209,6 +209,10 @@ def _check_whole(image: Image, candidate: _Candidate, skin: Skin) -> None:
 _CUT_DISTANCE = 40.0
 """A strip beyond the board's edge is part of a covered cell or a mine when it is this
 close to that look's own strip (root-mean-square, 0-255 per channel)..."""
+_INSIDE_DISTANCE = 20.0
+"""... or this close when the strip stops inside the image: xdemineur's bevelled frame
+beside a whole board is about 40 from its covered cells' edges when the screenshot is
+shrunk or grown, while a cell a window cuts short stays within about 15 of them."""
 _CUT_MARGIN = 1.5
 """... and this many times closer than to an opened cell's strip or the window's."""
 
@@ -236,8 +240,9 @@ def find_cut(image: Image, skin: Skin, geometry: Geometry,
     Inside the image, where a window too small for its board cuts it, the window's frame
     follows the part of a cell it shows, and its first pixel or two can be as like a
     covered cell's as the window's frame beside a whole board is: a strip counts there
-    from a quarter of a cell deep (:func:`_inside_depth`), and every depth from that to a
-    cell's less one is tried (``python tools/reading_faults.py clipped``).
+    from a quarter of a cell deep (:func:`_inside_depth`), and only when closer to the
+    cell's own (``_INSIDE_DISTANCE``); every depth from that to a cell's less one is
+    tried (``python tools/reading_faults.py clipped``).
 
     The strips it is compared with are those of the skin's templates, scaled to the
     pitch. A screenshot shrunk or grown changes the few pixels at a cell's edge more than
@@ -268,12 +273,14 @@ def find_cut(image: Image, skin: Skin, geometry: Geometry,
         if not depths:
             continue
         columns = np.array(depths) - 1
+        limits = np.where(np.array(depths) == gap, _CUT_DISTANCE, _INSIDE_DISTANCE)
         strips = _outwards(looks, side)[:, :deepest]
         own: tuple[Floats, Floats] | None = None  # made once the templates lean that way
         for beyond in _beyond(image, geometry, side, deepest):
             distances = _depth_distances(strips, beyond)[:, columns]  # look by depth
             near = distances[closed_looks].min(axis=0, initial=np.inf)
-            cut = _is_closer(near, distances[~closed_looks].min(axis=0, initial=np.inf))
+            other = distances[~closed_looks].min(axis=0, initial=np.inf)
+            cut = _is_closer(near, other, limits)
             leaning = near < distances[opened_looks].min(axis=0, initial=np.inf)
             if leaning.any() and not cut.any():
                 if own is None:
@@ -281,7 +288,7 @@ def find_cut(image: Image, skin: Skin, geometry: Geometry,
                 near_own, other_own = (_depth_distances(kind, beyond)[:, columns].min(
                     axis=0, initial=np.inf) for kind in own)
                 frame = distances[frame_looks].min(axis=0, initial=np.inf)
-                cut = leaning & _is_closer(near_own, np.minimum(other_own, frame))
+                cut = leaning & _is_closer(near_own, np.minimum(other_own, frame), limits)
             if cut.any():
                 return side, bool(cut[depths.index(gap)]) if gap in depths else False
     return None
@@ -352,10 +359,11 @@ def _depth_distances(strips: Floats, beyond: Floats) -> Floats:
     return distances
 
 
-def _is_closer(near: Floats, other: Floats) -> npt.NDArray[np.bool_]:
-    """Whether strips ``near`` a covered cell's or a mine's and ``other`` from an opened
-    cell's or the window's are part of a covered cell or a mine."""
-    closer: npt.NDArray[np.bool_] = (near < _CUT_DISTANCE) & (_CUT_MARGIN * near < other)
+def _is_closer(near: Floats, other: Floats, limits: Floats) -> npt.NDArray[np.bool_]:
+    """Whether strips ``near`` a covered cell's or a mine's (each within its depth's
+    ``limits``) and ``other`` from an opened cell's or the window's are part of a covered
+    cell or a mine."""
+    closer: npt.NDArray[np.bool_] = (near < limits) & (_CUT_MARGIN * near < other)
     return closer
 
 
