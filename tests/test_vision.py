@@ -7,6 +7,7 @@ the reader tested here.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import OrderedDict
 from pathlib import Path
@@ -285,6 +286,21 @@ def test_a_board_cut_short_inside_the_image_is_refused(
                                        f"{side} side") as cut:
         read_screenshot(clipped, list(skins.values()))
     assert cut.value.edges == ()
+
+
+@pytest.mark.parametrize("name", ["xdemineur/30x16-new", "xbomb/30x16-new",
+                                  "gnome-mines/16x16-new"])
+def test_part_of_a_board_found_short_is_not_cut(name: str, skins: dict[str, Skin]) -> None:
+    """Whole covered cells beyond every side of a few of the board's cells: the board goes
+    on, it is not a window cutting it short (xbomb's cells of 20 pixels at 75% are found
+    so, and were refused as cut)."""
+    image, _ = fixture(*name.split("/"))
+    whole = read_screenshot(image, list(skins.values()))
+    part = dataclasses.replace(whole.geometry, rows=3, cols=3,
+                               left=whole.geometry.left + 5 * whole.geometry.pitch_x,
+                               top=whole.geometry.top + 5 * whole.geometry.pitch_y)
+    closed = np.ones(9, dtype=bool)
+    assert locate.find_cut(image, skins[name.split("/")[0]], part, closed) is None
 
 
 def test_gnome_mines_in_a_window_too_small_for_its_board_is_refused(
