@@ -237,7 +237,8 @@ def test_a_cut_reads_as_what_it_shows_only_when_the_line_beyond_is_opened() -> N
     assert outcome([row[1:] for row in rows], "left") == "read as what it shows"
     assert outcome([row[:8] for row in rows], "right") == "read, covered cells beyond"
     assert outcome(rows[:7] + [rows[8]], "bottom") == "read wrong"
-    assert outcome(rows, "bottom") == "read wrong"
+    assert outcome(rows, "bottom") == "read whole"  # the line cut short read all the same
+    assert outcome([rows[1], *rows[1:]], "bottom") == "read wrong"
     assert outcome(rows[:7], "bottom", ("bottom",)) == "read, said to reach the edge"
 
 

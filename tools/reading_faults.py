@@ -253,9 +253,11 @@ def cut_outcome(cut: Image, path: Path, skins: list[Skin], side: str) -> str:
 
 def cut_reading(reading: Reading, path: Path, side: str) -> str:
     """How a board cut from ``side`` reads: with the warning that it reaches the image's
-    edge, with cells reported, as what it shows (the fixture's board less the lines cut
-    off, the line next to the cut all opened, so that every count beside the cut is
-    whole), silently with covered cells or mines beyond the cut, or wrong."""
+    edge, with cells reported, whole (the line cut short shows enough of its cells to read
+    them all, and their middles, where a click goes), as what it shows (the fixture's
+    board less the lines cut off, the line next to the cut all opened, so that every count
+    beside the cut is whole), silently with covered cells or mines beyond the cut, or
+    wrong."""
     if reading.edges:
         return "read, said to reach the edge"
     if reading.unrecognized:
@@ -265,6 +267,8 @@ def cut_reading(reading: Reading, path: Path, side: str) -> str:
     if side in ("left", "right"):
         truth = ["".join(column) for column in zip(*truth, strict=True)]
         rows = ["".join(column) for column in zip(*rows, strict=True)]
+    if rows == truth:
+        return "read whole"
     cut = len(truth) - len(rows)  # the lines cut off
     if cut <= 0:
         return "read wrong"
