@@ -268,9 +268,8 @@ def find_cut(image: Image, skin: Skin, geometry: Geometry,
     for side, gap in _margins(image, geometry).items():
         across = side in ("top", "bottom")
         pitch = pitch_y if across else pitch_x
-        whole = gap >= pitch  # then a whole cell's strip shows whether the line goes on
-        deepest = min(gap, pitch if whole else pitch - 1)
-        depths = [*range(_inside_depth(pitch), deepest + 1)]
+        deepest = min(gap, pitch)  # to the image's edge, or a whole cell to tell a cut by
+        depths = [*range(_inside_depth(pitch), min(gap, pitch - 1) + 1)]
         if 0 < gap < pitch and gap not in depths:
             depths.append(gap)
         if not depths:
@@ -292,11 +291,31 @@ def find_cut(image: Image, skin: Skin, geometry: Geometry,
                     axis=0, initial=np.inf) for kind in own)
                 frame = distances[frame_looks].min(axis=0, initial=np.inf)
                 cut = leaning & _is_closer(near_own, np.minimum(other_own, frame), limits)
-            if whole and cut[-1]:
-                break  # a whole covered cell: the board goes on, found short, not cut
+            if cut.any() and deepest == pitch:
+                if own is None:
+                    own = _own_strips(image, geometry, side, deepest, closed)
+                if _goes_on(beyond, strips, closed_looks, own):
+                    break  # a whole covered cell: the board goes on, found short, not cut
             if cut.any():
                 return side, bool(cut[depths.index(gap)]) if gap in depths else False
     return None
+
+
+def _goes_on(beyond: Floats, strips: Floats, closed_looks: npt.NDArray[np.bool_],
+             own: tuple[Floats, Floats]) -> bool:
+    """Whether ``beyond``, a whole cell deep, ends as a covered cell or a mine does: the
+    far quarter of it, where a window too small for its board shows its frame, is near
+    the far quarter of a closed look (``strips`` where ``closed_looks``, or the board's
+    own, ``own[0]``) and much less like the other looks and the board's other cells."""
+    far = slice(len(beyond) - max(2, len(beyond) // 4), len(beyond))
+
+    def nearest(blocks: Floats) -> float:
+        if not len(blocks):
+            return np.inf
+        return float(np.sqrt(((blocks[:, far] - beyond[far]) ** 2).mean(axis=(1, 2, 3))).min())
+    near = min(nearest(strips[closed_looks]), nearest(own[0]))
+    other = min(nearest(strips[~closed_looks]), nearest(own[1]))
+    return near < _INSIDE_DISTANCE and _CUT_MARGIN * near < other
 
 
 def _inside_depth(pitch: int) -> int:

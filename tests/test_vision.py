@@ -271,7 +271,8 @@ def test_a_board_cut_at_a_line_of_covered_cells_is_refused_or_said_to_reach_the_
     ("gnome-mines/8x8-new", 1.0, "bottom", 0.25), ("xbomb/16x16-new", 1.0, "right", 0.4),
     ("ace-minesweeper/8x8-new", 1.0, "left", 0.6), ("xdemineur/12x9-new", 1.0, "right", 0.25),
     ("sgt-mines/9x9-new", 1.0, "top", 0.8), ("sgt-mines/30x16-mid", 1.25, "bottom", 0.4),
-    ("gnome-mines/16x16-new", 0.75, "left", 0.6)])
+    ("gnome-mines/16x16-new", 0.75, "left", 0.6), ("gnome-mines/16x16-new", 1.0, "top", 0.8),
+    ("ace-minesweeper/16x16-lost", 1.0, "bottom", 0.6)])
 def test_a_board_cut_short_inside_the_image_is_refused(
         name: str, scale: float, side: str, shown: float, skins: dict[str, Skin]) -> None:
     """A window too small for its board shows part of its outermost line of cells, then
