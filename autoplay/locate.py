@@ -359,9 +359,11 @@ def _own_strips(image: Image, geometry: Geometry, side: str, depth: int,
     pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
     kinds: dict[bool, dict[bytes, Image]] = {True: {}, False: {}}  # each look once:
     for index, is_closed in enumerate(closed.tolist()):  # most cells look alike
-        left, top, _, _ = geometry.cell_box(Cell(*divmod(index, geometry.cols)))
-        block = image[top:top + pitch_y, left:left + pitch_x]
-        if block.shape[:2] == (pitch_y, pitch_x) and min(left, top) >= 0:
+        left, top, right, bottom = geometry.cell_box(Cell(*divmod(index, geometry.cols)))
+        x = right - pitch_x if side == "left" else left  # from the cell's edge that
+        y = bottom - pitch_y if side == "top" else top  # would touch the board
+        block = image[y:y + pitch_y, x:x + pitch_x]
+        if block.shape[:2] == (pitch_y, pitch_x) and min(x, y) >= 0:
             part = _outwards(block, side)[:depth]
             kinds[is_closed].setdefault(part.tobytes(), part)
     shape = (depth, pitch_x if side in ("top", "bottom") else pitch_y, 3)

@@ -227,7 +227,9 @@ def test_a_board_of_mines_cut_by_the_edge_is_not_read_as_something_else(
     ("sgt-mines/9x9-new", 0.75, "right", 3.5), ("sgt-mines/9x9-new", 1.5, "bottom", 3.8),
     ("sgt-mines/16x16-opened", 1.5, "bottom", 3.9),
     # strips of 3 and 1 pixels, nearer the window's template than the covered cell's
-    ("sgt-mines/9x9-new", 0.75, "right", 3.8), ("sgt-mines/16x16-opened", 1.5, "bottom", 4.0)])
+    ("sgt-mines/9x9-new", 0.75, "right", 3.8), ("sgt-mines/16x16-opened", 1.5, "bottom", 4.0),
+    # a strip of 2 pixels, matched once with the board's own cells taken a pixel off
+    ("gnome-mines/16x16-crowded-counts-8-lost", 1.25, "left", 3.893)])
 def test_a_rescaled_board_cut_through_covered_cells_is_refused(
         name: str, scale: float, side: str, cells: float, skins: dict[str, Skin]) -> None:
     """Shrunk or grown, the few pixels of a covered cell beyond the cut are as far from
