@@ -265,6 +265,7 @@ def find_cut(image: Image, skin: Skin, geometry: Geometry,
     closed_looks = _closed(skin)
     opened_looks = ~closed_looks & (skin.states != OUTSIDE)
     frame_looks = skin.states == OUTSIDE
+    cells: dict[bytes, tuple[Image, Image]] = {}  # the board's cells' looks, kept
     for side, gap in _margins(image, geometry).items():
         across = side in ("top", "bottom")
         pitch = pitch_y if across else pitch_x
@@ -277,27 +278,27 @@ def find_cut(image: Image, skin: Skin, geometry: Geometry,
         columns = np.array(depths) - 1
         limits = np.where(np.array(depths) == gap, _CUT_DISTANCE, _INSIDE_DISTANCE)
         strips = _outwards(looks, side)[:, :deepest]
-        own: tuple[Floats, Floats] | None = None  # made once the templates lean that way
-        for beyond in _beyond(image, geometry, side, deepest):
-            distances = _depth_distances(strips, beyond)[:, columns]  # look by depth
-            near = distances[closed_looks].min(axis=0, initial=np.inf)
-            other = distances[~closed_looks].min(axis=0, initial=np.inf)
-            cut = _is_closer(near, other, limits)
-            leaning = near < distances[opened_looks].min(axis=0, initial=np.inf)
-            if leaning.any() and not cut.any():
-                if own is None:
-                    own = _own_strips(image, geometry, side, deepest, closed)
-                near_own, other_own = (_depth_distances(kind, beyond)[:, columns].min(
-                    axis=0, initial=np.inf) for kind in own)
-                frame = distances[frame_looks].min(axis=0, initial=np.inf)
-                cut = leaning & _is_closer(near_own, np.minimum(other_own, frame), limits)
-            if cut.any() and deepest == pitch:
-                if own is None:
-                    own = _own_strips(image, geometry, side, deepest, closed)
-                if _goes_on(beyond, strips, closed_looks, own):
-                    break  # a whole covered cell: the board goes on, found short, not cut
-            if cut.any():
-                return side, bool(cut[depths.index(gap)]) if gap in depths else False
+        beyond = np.array(list(_beyond(image, geometry, side, deepest)), np.float32)
+        if not len(beyond):
+            continue
+        distances = _depth_distances(strips, beyond)[..., columns]  # look, strip, depth
+        near = distances[closed_looks].min(axis=0, initial=np.inf)
+        cut = _is_closer(near, distances[~closed_looks].min(axis=0, initial=np.inf), limits)
+        leaning = near < distances[opened_looks].min(axis=0, initial=np.inf)
+        unsure = leaning.any(axis=1) & ~cut.any(axis=1)  # the templates lean, no more
+        own = (_own_strips(image, geometry, side, deepest, closed, cells)
+               if unsure.any() or (cut.any() and deepest == pitch) else None)
+        if own is not None and unsure.any():
+            near_own, other_own = (_depth_distances(kind, beyond)[..., columns].min(
+                axis=0, initial=np.inf) for kind in own)
+            frame = distances[frame_looks].min(axis=0, initial=np.inf)
+            cut |= unsure[:, None] & leaning & _is_closer(
+                near_own, np.minimum(other_own, frame), limits)
+        for strip in np.flatnonzero(cut.any(axis=1)):
+            if own is not None and deepest == pitch and _goes_on(
+                    beyond[strip], strips, closed_looks, own):
+                break  # a whole covered cell: the board goes on, found short, not cut
+            return side, bool(cut[strip, depths.index(gap)]) if gap in depths else False
     return None
 
 
@@ -352,35 +353,46 @@ def _beyond(image: Image, geometry: Geometry, side: str, depth: int) -> Iterator
 
 
 def _own_strips(image: Image, geometry: Geometry, side: str, depth: int,
-                closed: npt.NDArray[np.bool_]) -> tuple[Floats, Floats]:
+                closed: npt.NDArray[np.bool_], cells: dict[bytes, tuple[Image, Image]]
+                ) -> tuple[Floats, Floats]:
     """The strips that the board's covered cells and mines (``closed``), and its other
     cells, would show beyond ``side`` were they there, ``depth`` pixels deep, turned as
-    :func:`_beyond` turns the image's."""
+    :func:`_beyond` turns the image's: each look once, most cells looking alike. The
+    cells' distinct looks are kept in ``cells`` for the other sides, which mostly take
+    them from the same pixels."""
     pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
-    kinds: dict[bool, dict[bytes, Image]] = {True: {}, False: {}}  # each look once:
-    for index, is_closed in enumerate(closed.tolist()):  # most cells look alike
-        left, top, right, bottom = geometry.cell_box(Cell(*divmod(index, geometry.cols)))
-        x = right - pitch_x if side == "left" else left  # from the cell's edge that
-        y = bottom - pitch_y if side == "top" else top  # would touch the board
-        block = image[y:y + pitch_y, x:x + pitch_x]
-        if block.shape[:2] == (pitch_y, pitch_x) and min(x, y) >= 0:
-            part = _outwards(block, side)[:depth]
-            kinds[is_closed].setdefault(part.tobytes(), part)
-    shape = (depth, pitch_x if side in ("top", "bottom") else pitch_y, 3)
+    xs = np.round(geometry.left + np.arange(geometry.cols + 1) * geometry.pitch_x).astype(int)
+    ys = np.round(geometry.top + np.arange(geometry.rows + 1) * geometry.pitch_y).astype(int)
+    x = xs[1:] - pitch_x if side == "left" else xs[:-1]  # from the cells' edge that
+    y = ys[1:] - pitch_y if side == "top" else ys[:-1]  # would touch the board
+    key = x.tobytes() + y.tobytes()
+    if key not in cells:
+        height, width = image.shape[:2]
+        rows = np.flatnonzero((y >= 0) & (y + pitch_y <= height))
+        cols = np.flatnonzero((x >= 0) & (x + pitch_x <= width))
+        blocks = (image[(y[rows, None] + np.arange(pitch_y)).ravel()]
+                  [:, (x[cols, None] + np.arange(pitch_x)).ravel()]
+                  .reshape(len(rows), pitch_y, len(cols), pitch_x, 3).swapaxes(1, 2)
+                  .reshape(-1, pitch_y, pitch_x, 3))  # row by row of the board's cells
+        is_closed = closed.reshape(geometry.rows, geometry.cols)[np.ix_(rows, cols)].ravel()
+        cells[key] = _distinct(blocks[is_closed]), _distinct(blocks[~is_closed])
+    closed_parts, other_parts = (_distinct(_outwards(kind, side)[:, :depth])
+                                 for kind in cells[key])
+    return closed_parts.astype(np.float32), other_parts.astype(np.float32)
 
-    def stacked(parts: dict[bytes, Image]) -> Floats:
-        if not parts:
-            return np.empty((0, *shape), np.float32)
-        return np.stack(list(parts.values())).astype(np.float32)
-    return stacked(kinds[True]), stacked(kinds[False])
+
+def _distinct(blocks: Image) -> Image:
+    """``blocks`` with each look once."""
+    looks = {block.tobytes(): block for block in blocks}
+    return np.array(list(looks.values()), np.uint8).reshape(-1, *blocks.shape[1:])
 
 
 def _depth_distances(strips: Floats, beyond: Floats) -> Floats:
     """The root-mean-square distance from each of ``strips`` (looks, depth, along, 3) to
-    ``beyond`` (depth, along, 3), over its first pixel, its first two and so on: one row
-    per look, one column per depth."""
-    squares = ((strips - beyond) ** 2).sum(axis=(2, 3)).cumsum(axis=1)
-    depth, along = beyond.shape[:2]
+    each of ``beyond`` (strips, depth, along, 3), over its first pixel, its first two and
+    so on: indexed by look, strip beyond and depth."""
+    squares = ((strips[:, None] - beyond[None]) ** 2).sum(axis=(3, 4)).cumsum(axis=2)
+    depth, along = beyond.shape[1:3]
     distances: Floats = np.sqrt(squares / (np.arange(1, depth + 1) * along * 3))
     return distances
 
