@@ -212,7 +212,8 @@ close to that look's own strip (root-mean-square, 0-255 per channel)..."""
 _INSIDE_DISTANCE = 20.0
 """... or this close when the strip stops inside the image: xdemineur's bevelled frame
 beside a whole board is about 40 from its covered cells' edges when the screenshot is
-shrunk or grown, while a cell a window cuts short stays within about 15 of them."""
+shrunk or grown, while most cells a window cuts short come within 15 of them (not all:
+``python tools/reading_faults.py clipped`` at 75%)."""
 _CUT_MARGIN = 1.5
 """... and this many times closer than to an opened cell's strip or the window's."""
 
@@ -242,9 +243,9 @@ def find_cut(image: Image, skin: Skin, geometry: Geometry,
     covered cell's as the window's frame beside a whole board is: a strip counts there
     from a quarter of a cell deep (:func:`_inside_depth`), and only when closer to the
     cell's own (``_INSIDE_DISTANCE``); every depth from that to a cell's less one is
-    tried (``python tools/reading_faults.py clipped``). A whole cell's depth of a covered
-    cell is no cut: the board goes on, and only part of it was found (xbomb's cells of 20
-    pixels shrunk to 75%).
+    tried (``python tools/reading_faults.py clipped``). A strip a whole cell deep that
+    ends as a covered cell does (:func:`_goes_on`) is no cut: the board goes on, and only
+    part of it was found (xbomb's cells of 20 pixels shrunk to 75%).
 
     The strips it is compared with are those of the skin's templates, scaled to the
     pitch. A screenshot shrunk or grown changes the few pixels at a cell's edge more than
