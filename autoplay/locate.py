@@ -362,8 +362,7 @@ def _own_strips(image: Image, geometry: Geometry, side: str, depth: int,
     cells' distinct looks are kept in ``cells`` for the other sides, which mostly take
     them from the same pixels."""
     pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
-    xs = np.round(geometry.left + np.arange(geometry.cols + 1) * geometry.pitch_x).astype(int)
-    ys = np.round(geometry.top + np.arange(geometry.rows + 1) * geometry.pitch_y).astype(int)
+    xs, ys = geometry.lines()
     x = xs[1:] - pitch_x if side == "left" else xs[:-1]  # from the cells' edge that
     y = ys[1:] - pitch_y if side == "top" else ys[:-1]  # would touch the board
     key = x.tobytes() + y.tobytes()

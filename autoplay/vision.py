@@ -152,6 +152,14 @@ class Geometry:
         x, y = self.left + cell.col * self.pitch_x, self.top + cell.row * self.pitch_y
         return round(x), round(y), round(x + self.pitch_x), round(y + self.pitch_y)
 
+    def lines(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+        """The pixel lines between its columns and between its rows, rounded as
+        :meth:`cell_box` rounds them: cell (r, c) spans ``xs[c]:xs[c + 1]`` and
+        ``ys[r]:ys[r + 1]``. For every cell at once."""
+        xs = np.round(self.left + np.arange(self.cols + 1) * self.pitch_x).astype(np.intp)
+        ys = np.round(self.top + np.arange(self.rows + 1) * self.pitch_y).astype(np.intp)
+        return xs, ys
+
     def moved(self, dx: float = 0.0, dy: float = 0.0) -> Geometry:
         """The same lattice shifted by (dx, dy) pixels."""
         return Geometry(self.left + dx, self.top + dy, self.pitch_x, self.pitch_y,

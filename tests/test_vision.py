@@ -458,6 +458,17 @@ def test_a_cell_reads_the_same_however_far_the_lattice_goes(geometry: Geometry) 
     assert np.array_equal(cell_features(image, shorter).ravel(), cells[:, :-1].ravel())
 
 
+@pytest.mark.parametrize("geometry", [
+    Geometry(11.97, 60.66, 15.7407, 15.7479, 16, 30), Geometry(12.5, 60.5, 21.5, 20.5, 9, 12),
+    Geometry(-3.2, 0.0, 28.769, 28.738, 16, 12)], ids=["small", "halves", "off-image"])
+def test_the_lattice_lines_are_the_cells_boxes(geometry: Geometry) -> None:
+    """The cut check takes every cell of a board by them at once."""
+    xs, ys = geometry.lines()
+    cells = list(Board.empty(geometry.cols, geometry.rows).cells())
+    assert [(xs[cell.col], ys[cell.row], xs[cell.col + 1], ys[cell.row + 1])
+            for cell in cells] == [geometry.cell_box(cell) for cell in cells]
+
+
 def test_a_lattice_on_a_pixel_edge_reads_as_the_exact_means_of_its_cells() -> None:
     """Resized whole, its cells read as the area means taken cell by cell at its pitch
     exactly, to a grey level: resized from round(cols * pitch) pixels, its last column
