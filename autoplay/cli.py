@@ -329,7 +329,8 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
     elif layout:
         _print_layout(board, as_json, find_layout(board))
     else:
-        deduction, guess = _print_deduction(board, timeout, as_json, odds)
+        deduction, guess = _print_deduction(
+            board, timeout, as_json, odds, " (--ignore-flags reads every flag as unopened)")
         if annotate and screenshot:
             _write_image(annotate, draw_deduction(
                 screenshot[0], screenshot[1].geometry, deduction,
@@ -457,9 +458,10 @@ def _write_image(path: Path, image: vision.Image) -> None:
         raise click.ClickException(f"cannot write {path}: {error.strerror}") from None
 
 
-def _print_deduction(board: Board, timeout: float | None, as_json: bool,
-                     show_odds: bool) -> tuple[Deduction, Guess | None]:
-    """Print what is proven and, when nothing is safe, the best guess and its odds."""
+def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_odds: bool,
+                     flags_remedy: str = "") -> tuple[Deduction, Guess | None]:
+    """Print what is proven and, when nothing is safe, the best guess and its odds;
+    ``flags_remedy`` follows the names of wrong flags."""
     try:
         deduction = deduce(board, timeout=timeout)
         guessing = _needs_guess(board, deduction)
@@ -468,7 +470,7 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool,
         guess = choose_guess(guessed, random.Random(0), proven=deduction) if guessing else None
         odds = mine_probabilities(guessed, proven=deduction) if show_odds else None
     except InconsistentBoard as error:
-        _fail_inconsistent(board, _inconsistency(board, error), as_json)
+        _fail_inconsistent(board, _inconsistency(board, error, flags_remedy), as_json)
     assumed = None if guessed is board else guessed.mines
     if as_json:
         report = _json_report(board, deduction)
@@ -558,8 +560,9 @@ def _fail_inconsistent(board: Board, message: str, as_json: bool) -> NoReturn:
     raise click.ClickException(message)
 
 
-def _inconsistency(board: Board, error: InconsistentBoard) -> str:
-    """The error's message, naming the wrong flags when the flags are what is wrong."""
+def _inconsistency(board: Board, error: InconsistentBoard, remedy: str) -> str:
+    """The error's message, naming the wrong flags when the flags are what is wrong, and then
+    ``remedy`` (how to leave them out, where there is a way)."""
     if not board.flags():
         return str(error)
     try:
@@ -568,8 +571,8 @@ def _inconsistency(board: Board, error: InconsistentBoard) -> str:
         return str(error)
     if wrong:
         return (f"{error}; without the flags it fits, and these flags cannot be mines: "
-                f"{_cell_list(wrong)}")
-    return f"{error}; without the flags it fits: the flags cannot all be mines at once"
+                f"{_cell_list(wrong)}{remedy}")
+    return f"{error}; without the flags it fits: the flags cannot all be mines at once{remedy}"
 
 
 def _cell_list(cells: Iterable[Cell]) -> str:

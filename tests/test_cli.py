@@ -93,13 +93,21 @@ def test_wrong_flags_are_named() -> None:
     code, _, err = run("solve", "-", stdin="0F\n..\n")
     assert code == 1
     assert err == ("Error: cell (0, 0) shows 0 but the flags and mines around it number 1; "
-                   "without the flags it fits, and these flags cannot be mines: (0, 1)\n")
+                   "without the flags it fits, and these flags cannot be mines: (0, 1) "
+                   "(--ignore-flags reads every flag as unopened)\n")
+
+
+def test_flags_that_cannot_all_be_mines_are_named_as_a_set() -> None:
+    code, _, err = run("solve", "-", stdin="1F\nF.\n")
+    assert code == 1
+    assert err.endswith("without the flags it fits: the flags cannot all be mines at once "
+                        "(--ignore-flags reads every flag as unopened)\n")
 
 
 def test_wrong_flags_can_be_read_as_unopened() -> None:
     board = "0F\n..\n"  # no mine touches the 0
     code, _, err = run("solve", "-", stdin=board)
-    assert code == 1 and err.endswith("these flags cannot be mines: (0, 1)\n")
+    assert code == 1 and "these flags cannot be mines: (0, 1) (--ignore" in err
     code, out, _ = run("solve", "--ignore-flags", "--json", "-", stdin=board)
     assert code == 0
     assert (json.loads(out)["safe"], json.loads(out)["mine"]) == ([[0, 1], [1, 0], [1, 1]], [])
