@@ -591,8 +591,15 @@ def _json_report(board: Board, deduction: Deduction | None) -> dict[str, Any]:
         "consistent": deduction is not None,
         "safe": pairs(deduction.safe if deduction else empty),
         "mine": pairs(deduction.mines if deduction else empty),
+        "not_determined": pairs(_not_determined(board, deduction) if deduction else empty),
         "undecided": pairs(deduction.undecided if deduction else empty),
     }
+
+
+def _not_determined(board: Board, deduction: Deduction) -> frozenset[Cell]:
+    """The unopened cells proven to hold a mine in some layouts and not in others."""
+    return (frozenset(board.unknown_cells()) - deduction.safe - deduction.mines
+            - deduction.undecided)
 
 
 def _render(board: Board, deduction: Deduction) -> Text:
@@ -622,9 +629,9 @@ def _render(board: Board, deduction: Deduction) -> Text:
 
 def _summary(board: Board, deduction: Deduction) -> str:
     unknown = len(board.unknown_cells())
-    open_cells = unknown - len(deduction.safe) - len(deduction.mines) - len(deduction.undecided)
     summary = (f"{len(deduction.safe)} safe (+), {plural(len(deduction.mines), 'mine')} (!), "
-               f"{open_cells} not determined, of {plural(unknown, 'unopened cell')}")
+               f"{len(_not_determined(board, deduction))} not determined, of "
+               f"{plural(unknown, 'unopened cell')}")
     if deduction.undecided:
         summary += f"; {len(deduction.undecided)} undecided when the time ran out"
     return summary

@@ -60,6 +60,16 @@ def test_solve_reads_the_mine_count_option() -> None:
     assert report["safe"] == [[0, 2], [0, 3], [1, 2], [1, 3]]
 
 
+def test_solve_json_names_the_cells_that_can_go_either_way() -> None:
+    code, out, _ = run("solve", "--json", "--odds", "-", stdin="1.\n..\n2.\n")
+    report = json.loads(out)
+    assert code == 0
+    assert (report["safe"], report["mine"], report["undecided"]) == ([[0, 1]], [[2, 1]], [])
+    assert report["not_determined"] == [[1, 0], [1, 1]]
+    assert all(0 < p < 1 for row, col, p in report["odds"] if [row, col] in
+               report["not_determined"])
+
+
 def test_an_inconsistent_board_exits_1_with_one_line() -> None:
     code, out, err = run("solve", "-", stdin="2?\n")
     assert (code, out) == (1, "")
