@@ -328,7 +328,7 @@ class StatsStore:
                     raise StatsError(f"{self.path}: game {row_id} is damaged ({error})"
                                      ) from None
                 yield record
-        except sqlite3.OperationalError as error:  # locked, say
+        except sqlite3.OperationalError as error:  # locked, or its table taken away
             raise StatsError(f"cannot read {self.path}: {error}") from None
         except sqlite3.DatabaseError as error:  # a damaged page, read only now
             raise StatsError(f"{self.path} is damaged: {error}") from None

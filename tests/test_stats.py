@@ -184,6 +184,16 @@ def test_a_file_another_program_holds_locked_is_one_error(
     other.close()
 
 
+def test_a_table_another_program_takes_away_is_one_error(stats_path: Path) -> None:
+    with StatsStore(stats_path) as store:
+        store.record(A_GAME)
+        with sqlite3.connect(stats_path) as other:
+            other.execute("ALTER TABLE games RENAME TO kept")
+        with pytest.raises(StatsError, match="cannot read .*: no such table: games$"):
+            list(store.games())
+        other.close()
+
+
 @pytest.mark.parametrize("inside", ["x.sqlite3", "deeper/x.sqlite3"])
 def test_a_file_where_the_folder_would_be_is_named(tmp_path: Path, inside: str) -> None:
     (tmp_path / "notes.txt").write_text("not a folder")
