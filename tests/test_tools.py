@@ -304,3 +304,12 @@ def test_nonogram_times_answers_as_the_solver_does_and_counts_out_of_time_as_the
         "seed 2: first grid -, answer 0.2 s (out of time)",
         ("2 puzzles of 60x60: answer in a median 0.2 s, 0.4 s in all, the slowest 0.2 s "
          "(out of time counts 0.2 s)")]
+
+
+def test_reading_faults_refuses_an_option_its_sweep_does_not_take() -> None:
+    for options, message in ((["whole", "--scale", "0.75"],
+                              "--scale goes with slivers and clipped only, not whole"),
+                             (["cut-each", "--seed", "3"], "--seed goes with cuts only")):
+        result = subprocess.run([sys.executable, "tools/reading_faults.py", *options], cwd=ROOT,
+                                capture_output=True, text=True, check=False)
+        assert result.returncode == 2 and message in result.stderr

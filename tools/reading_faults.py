@@ -369,16 +369,21 @@ def main() -> None:
     parser.add_argument("sweep", choices=["borders", "cuts", "cut-each", "whole", "margins",
                                           "scales", "phases", "readings", "slivers",
                                           "clipped"])
-    parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--count", type=int, default=40)
+    parser.add_argument("--seed", type=int, help="cuts: the draw's seed (default 11)")
+    parser.add_argument("--count", type=int, help="cuts: how many cases (default 40)")
     parser.add_argument("--scale", type=float, action="append",
                         help="slivers and clipped: this scale only (repeatable; default 1, 0.75, "
                              "1.25, 1.5)")
     args = parser.parse_args()
+    for option, value, sweeps in (("--seed", args.seed, ["cuts"]),
+                                  ("--count", args.count, ["cuts"]),
+                                  ("--scale", args.scale, ["slivers", "clipped"])):
+        if value is not None and args.sweep not in sweeps:
+            parser.error(f"{option} goes with {' and '.join(sweeps)} only, not {args.sweep}")
     if args.sweep == "borders":
         borders()
     elif args.sweep == "cuts":
-        cuts(args.seed, args.count)
+        cuts(11 if args.seed is None else args.seed, 40 if args.count is None else args.count)
     elif args.sweep == "cut-each":
         cut_each()
     elif args.sweep == "scales":
