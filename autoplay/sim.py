@@ -12,6 +12,7 @@ given, so a seed replays a game exactly.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import multiprocessing
@@ -21,9 +22,11 @@ import random
 import re
 import signal
 import sys
+import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from multiprocessing import resource_tracker
 from typing import Literal, TypeVar
 
 from autoplay.board import (
@@ -39,6 +42,7 @@ from autoplay.board import (
 )
 from autoplay.deduce import deduce, find_layout
 from autoplay.errors import plural
+from autoplay.pb import STOPS
 from autoplay.player import FirstClick, GameResult, Outcome, Strategy, first_click_cell, play
 from autoplay.stats import GameRecord
 
@@ -337,14 +341,45 @@ def map_seeds(play_one: Callable[[int], _T], seeds: Iterable[int], *, workers: i
         return
     # Fresh processes rather than forks: the parent may already run Z3 or a progress thread.
     context = multiprocessing.get_context("spawn")
-    with context.Pool(workers, initializer=_start_worker,
-                      initargs=(os.getpid(), setup)) as pool:
+    resource_tracker.ensure_running()  # see _starting_workers
+    with contextlib.ExitStack() as stack:
+        with _starting_workers():
+            pool = stack.enter_context(context.Pool(
+                workers, initializer=_start_worker, initargs=(os.getpid(), setup)))
         results = pool.imap_unordered(play_one, seeds)
         try:
             yield from results
         except KeyboardInterrupt:  # a stop while waiting: the games already back come too
             yield from _arrived(results)
             raise
+
+
+@contextlib.contextmanager
+def _starting_workers() -> Iterator[None]:
+    """Within this block, a stop signal (:data:`STOPS`) waits for the block's end, and the
+    processes started in it block Ctrl-C for good.
+
+    A terminal's Ctrl-C reaches a worker still starting (importing autoplay, in the parent's
+    group), and would end it with a traceback; so would a stop that ends the parent while
+    it makes the pool, before it has sent each worker its orders. Ctrl-C is blocked here,
+    and the mask passes to the workers: the pool's resource tracker must have started
+    before, since starting, it unblocks Ctrl-C. (Held in the main thread only, where
+    Python takes signals.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    handlers = {signum: signal.signal(signum, lambda signum, _: held.append(signum))
+                for signum in STOPS}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        if held:
+            signal.raise_signal(held[0])
 
 
 def _arrived(results: multiprocessing.pool.IMapIterator[_T]) -> Iterator[_T]:
@@ -361,15 +396,14 @@ _PR_SET_PDEATHSIG = 1
 
 
 def _start_worker(parent: int, setup: Callable[[], None] | None) -> None:
-    """Leave Ctrl-C and SIGTERM to the parent, which stops the pool, then run ``setup``.
+    """Leave SIGTERM to the parent, which stops the pool, then run ``setup`` (Ctrl-C is
+    blocked from the worker's start, see :func:`_starting_workers`).
 
-    The worker leaves the parent's process group, which a terminal's Ctrl-C and ``kill --
-    -PGID`` signal as a whole: a worker killed by SIGTERM while waiting for its next game
-    holds the pool's queue lock, and stopping the pool then hangs. (One still starting
-    holds no lock: stopped then, it dies, by Ctrl-C with a traceback. Ignoring Ctrl-C from
-    its start would need the parent to ignore it while starting the pool, and lose it.)
-    Out of the group, it asks Linux for SIGTERM when the parent dies (killed, or a tool
-    with no handler of its own stopped): else it would finish its game, then print a
+    The worker leaves the parent's process group, which ``kill -- -PGID`` signals as a
+    whole: a worker killed by SIGTERM while waiting for its next game holds the pool's queue
+    lock, and stopping the pool then hangs. (One still starting holds no lock, and dies
+    quietly.) Out of the group, it asks Linux for SIGTERM when the parent dies (killed, or a
+    tool with no handler of its own stopped): else it would finish its game, then print a
     traceback on the broken queue."""
     os.setpgrp()
     if sys.platform == "linux":

@@ -91,8 +91,7 @@ def test_a_stopped_run_of_workers_ends_cleanly(tool: bool, signum: signal.Signal
             time.sleep(0.1)
         workers = _children(process.pid)
         assert len(workers) == 2
-        # Both started: out of the parent's group. (A worker still starting dies of Ctrl-C
-        # with a traceback; see sim._start_worker.)
+        # Both started: out of the parent's group (workers still starting: the next test).
         while any(os.getpgid(pid) != pid for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.1)
         if group:
@@ -108,6 +107,29 @@ def test_a_stopped_run_of_workers_ends_cleanly(tool: bool, signum: signal.Signal
             time.sleep(0.1)
         assert not [pid for pid in workers if is_running(pid)]
     finally:  # a failure must not leave a hundred thousand games running
+        process.kill()
+        process.communicate()
+
+
+def test_ctrl_c_while_the_workers_start_stops_them_quietly(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C reaches workers still starting (in the parent's group, importing
+    autoplay): they must not print their tracebacks."""
+    process = run_autoplay("sim", "--preset", "beginner", "--games", "100000", "--workers",
+                           "2", "--quiet", "--db", str(tmp_path / "s.sqlite3"), group=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(process.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        workers = _children(process.pid)
+        assert len(workers) == 2 and all(os.getpgid(pid) == process.pid for pid in workers)
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+        assert (process.returncode, out, err) == (130, "", "Interrupted\n")
+        deadline = time.monotonic() + 10
+        while any(is_running(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in workers if is_running(pid)]
+    finally:
         process.kill()
         process.communicate()
 
