@@ -761,7 +761,8 @@ _CELL = re.compile(r"([0-9]{1,18}),([0-9]{1,18})")  # int() takes at most 4300 d
 @click.option("--first-cell", metavar="ROW,COL",
               help="Open the game here (zero-based) instead of where the rules say.")
 @click.option("--seed", type=int, help="Replays a run exactly (random when not given).")
-@click.option("--workers", type=click.IntRange(min=1), help="Processes; all cores by default.")
+@click.option("--workers", type=click.IntRange(min=1),
+              help="Processes; all cores by default, and never more.")
 @_db_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
@@ -775,7 +776,12 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
     """
     config = _sim_config(preset, size, rules, first_click, strategy, first_cell)
     seed = random.SystemRandom().randrange(2**32) if seed is None else seed
-    workers = min(workers or os.cpu_count() or 1, games)
+    cores = _cores()
+    if workers is not None and workers > cores:  # more would only share the cores, and
+        # slow each game's clock down
+        click.echo(f"--workers {workers}: {plural(cores, 'core')} here, so {cores} "
+                   f"{'worker' if cores == 1 else 'workers'}", err=True)
+    workers = min(workers or cores, cores, games)
     path = db or default_path()
     records = []
     with StatsStore(path) as store, _progress(games, quiet) as advance, \
@@ -801,6 +807,12 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
                f"{1000 * summary.seconds_per_game:.1f} ms mean"
                + ("" if speed is None else f", {speed:.0f} 3BV/s in won games")
                + f"\nrecorded in {path}")
+
+
+def _cores() -> int:
+    """The cores this process may run on (fewer than the machine's under ``taskset``)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+        os.cpu_count() or 1)
 
 
 def _sim_config(preset: str | None, size: str | None, rules: Rules, first_click: FirstClick,

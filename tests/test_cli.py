@@ -513,3 +513,12 @@ def test_a_suite_named_twice_runs_once() -> None:
     assert code == 0
     names = [result["name"] for result in json.loads(out)["results"]]
     assert names and len(names) == len(set(names))
+
+
+def test_sim_runs_no_more_workers_than_cores(tmp_path: Path) -> None:
+    # Each game's clock measures it: more workers than cores would slow every game down.
+    cores = len(os.sched_getaffinity(0))
+    code, out, err = run("sim", "--preset", "beginner", "--games", "3", "--workers", "1000",
+                         "--quiet", "--json", "--db", str(tmp_path / "s.sqlite3"))
+    assert code == 0 and json.loads(out)["workers"] == min(cores, 3)
+    assert err.startswith(f"--workers 1000: {cores} core")
