@@ -784,7 +784,7 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
     workers = min(workers or cores, cores, games)
     path = db or default_path()
     records = []
-    with StatsStore(path) as store, _progress(games, quiet) as advance, \
+    with StatsStore(path, make_folder=db is None) as store, _progress(games, quiet) as advance, \
             contextlib.closing(play_games(
                 config, games, seed=seed, workers=workers,
                 setup=partial(_start_logging, logging.getLogger().level))) as run:
@@ -1129,7 +1129,7 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
         return play(game, rng=rng, first_cell=game.first_cell, flag_mines=flag_mines,
                     strategy=strategy)
 
-    with StatsStore(path) as store:
+    with StatsStore(path, make_folder=db is None) as store:
         for record in play_screen_games(game, games, one):
             store.record(record)
             records.append(record)

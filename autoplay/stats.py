@@ -171,13 +171,17 @@ class StatsStore:
     media reads too, and an empty file stays empty) unless its schema is older than this
     version's, when it is migrated as for recording.
 
+    With ``make_folder``, a missing folder for the file is made (the default one, say); a
+    folder the user names must exist, so that a mistyped one is not made.
+
     :raises StatsError: when the file is not a SQLite database, or its schema is newer
         than this version of autoplay knows.
     """
 
-    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False,
+                 make_folder: bool = False) -> None:
         self.path = Path(path)
-        self._db = self._connect(read_only)
+        self._db = self._connect(read_only, make_folder)
         try:
             try:
                 version = self._version()
@@ -217,16 +221,21 @@ class StatsStore:
         version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
         return version
 
-    def _connect(self, read_only: bool) -> sqlite3.Connection:
+    def _connect(self, read_only: bool, make_folder: bool = False) -> sqlite3.Connection:
+        folder = self.path.parent
         try:
-            if not read_only:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+            if make_folder and not read_only:
+                folder.mkdir(parents=True, exist_ok=True)
             # Autocommit: each game's INSERT is a transaction of its own, committed at once.
             return sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
         except (OSError, sqlite3.Error) as error:
-            if isinstance(error, FileExistsError | NotADirectoryError):
-                file = next((p for p in self.path.parents if p.is_file()), self.path.parent)
+            file = next((p for p in self.path.parents if p.is_file()), None)
+            if file is not None:
                 reason = f"{file} is a file, not a folder"
+            elif not folder.is_dir():
+                reason = f"there is no folder {str(folder)!r}"
+            elif not self.path.exists() and not os.access(folder, os.W_OK):
+                reason = f"the folder {str(folder)!r} cannot be written to"
             else:
                 reason = str(error.strerror if isinstance(error, OSError) else error)
             raise StatsError(f"cannot open statistics file {str(self.path)!r}: {reason}"

@@ -522,3 +522,16 @@ def test_sim_runs_no_more_workers_than_cores(tmp_path: Path) -> None:
                          "--quiet", "--json", "--db", str(tmp_path / "s.sqlite3"))
     assert code == 0 and json.loads(out)["workers"] == min(cores, 3)
     assert err.startswith(f"--workers 1000: {cores} core")
+
+
+def test_the_default_statistics_folder_is_made_and_a_named_one_must_exist(
+        tmp_path: Path) -> None:
+    sim = ["sim", "--preset", "beginner", "--games", "1", "--workers", "1", "--quiet"]
+    result = CliRunner().invoke(cli, sim, env={"XDG_DATA_HOME": str(tmp_path / "data")})
+    assert result.exit_code == 0
+    assert result.stdout.endswith(f"recorded in {tmp_path}/data/autoplay/stats.sqlite3\n")
+    code, out, err = run(*sim, "--db", str(tmp_path / "typo" / "s.sqlite3"))
+    assert (code, out) == (1, "")
+    assert err == (f"Error: cannot open statistics file '{tmp_path}/typo/s.sqlite3': there is "
+                   f"no folder '{tmp_path}/typo'\n")
+    assert not (tmp_path / "typo").exists()

@@ -325,6 +325,22 @@ def _remount_read_only(media: Path) -> None:
     subprocess.run(["mount", "-o", "remount,ro", str(media)], check=True)
 
 
+def test_a_new_file_on_read_only_media_is_refused_saying_why(read_only_media: Path) -> None:
+    _remount_read_only(read_only_media)
+    with pytest.raises(StatsError, match=f"cannot open statistics file .*: the folder "
+                                         f"'{read_only_media}' cannot be written to$"):
+        StatsStore(read_only_media / "new.sqlite3")
+
+
+def test_a_missing_folder_is_made_only_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "stats.sqlite3"
+    with pytest.raises(StatsError, match=f"there is no folder '{tmp_path}/new'$"):
+        StatsStore(path)
+    with StatsStore(path, make_folder=True) as store:
+        store.record(A_GAME)
+    assert path.is_file()
+
+
 def test_a_file_on_read_only_media_reads(stats_path: Path, read_only_media: Path) -> None:
     with StatsStore(stats_path) as store:
         store.record(A_GAME)
