@@ -788,10 +788,14 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
             contextlib.closing(play_games(
                 config, games, seed=seed, workers=workers,
                 setup=partial(_start_logging, logging.getLogger().level))) as run:
-        for record in run:
-            store.record(record)
-            records.append(record)
-            advance(record.won)
+        try:
+            for record in run:
+                store.record(record)
+                records.append(record)
+                advance(record.won)
+        except KeyboardInterrupt:  # said before the stop's own word
+            click.echo(f"{plural(len(records), 'game')} finished, recorded in {path}", err=True)
+            raise
     summary = summarize(records)[0]
     if as_json:
         click.echo(json.dumps({"preset": preset} | summary.as_dict()
