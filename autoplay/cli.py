@@ -804,7 +804,8 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
     low, high = summary.ci95
     speed = summary.three_bv_per_second
     click.echo(f"{summary.configuration}, seed {seed}\n"
-               f"won {summary.wins} of {summary.games} games: {100 * summary.win_rate:.1f}% "
+               f"won {summary.wins} of {plural(summary.games, 'game')}: "
+               f"{100 * summary.win_rate:.1f}% "
                f"(95% interval {100 * low:.1f}-{100 * high:.1f}%), "
                f"{summary.guesses_per_game:.2f} guesses per game\n"
                f"{1000 * summary.median_seconds:.1f} ms per game (median), "
@@ -896,7 +897,8 @@ def _summary_table(summaries: list[Summary], title: str) -> Table:
 def _comparison_table(comparisons: list[Comparison]) -> Table:
     """Strategies side by side on the same seeds."""
     table = Table(title="strategies on the same games (same seeds)")
-    table.caption = "difference: first won less second won, with its paired 95% interval"
+    table.caption = ("difference: the first's win rate minus the second's, with its paired "
+                     "95% interval")
     for column in ("board", "rules", "first click", "games", "first", "won", "second", "won",
                    "difference", "95% interval", "only first", "only second"):
         table.add_column(column, justify="left" if column in (

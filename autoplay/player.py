@@ -33,6 +33,7 @@ from typing import Literal, Protocol
 from autoplay import lookahead, odds
 from autoplay.board import UNKNOWN, Board, Cell
 from autoplay.deduce import deduce
+from autoplay.errors import plural
 from autoplay.odds import DEFAULT_BUDGET, Guess
 
 log = logging.getLogger(__name__)
@@ -158,6 +159,7 @@ def play(game: Game, *, rng: random.Random, first_cell: Cell | None = None,
             clicks += 1
     result = GameResult(game.outcome == "won", clicks, tuple(guesses),
                         time.perf_counter() - start, opened, game.observe(), strategy)
-    log.info("game %s after %d clicks and %d guesses in %.3f s",
-             "won" if result.won else "lost", result.clicks, len(result.guesses), result.seconds)
+    log.info("game %s after %s and %s in %.3f s", "won" if result.won else "lost",
+             plural(result.clicks, "click"), plural(len(result.guesses), "guess", "guesses"),
+             result.seconds)
     return result

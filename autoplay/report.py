@@ -267,7 +267,8 @@ def plot(games: Sequence[GameRecord], path: str | Path) -> None:
         low, high = s.ci95
         rates.text(103, row,
                    f"{100 * s.win_rate:.1f}%  [{100 * low:.1f}, {100 * high:.1f}]\n"
-                   f"{s.games:,} games, {s.guesses_per_game:.2f} guesses/game",
+                   f"{s.games:,} game{'' if s.games == 1 else 's'}\n"
+                   f"{s.guesses_per_game:.2f} guesses/game",
                    va="center", fontsize=8.5, clip_on=True)
     rates.set_xlim(0, 178)
     rates.set_xticks(range(0, 101, 20))

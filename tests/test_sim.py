@@ -204,6 +204,9 @@ def test_sim_text_summary(stats_path: Path) -> None:
     assert re.fullmatch(r"[\d.]+ ms per game \(median\), [\d.]+ ms mean, \d+ 3BV/s in won games",
                         lines[2]), lines[2]
     assert lines[3:] == [f"recorded in {stats_path}"]
+    result = CliRunner().invoke(cli, ["sim", "--preset", "beginner", "--games", "1",
+                                      "--workers", "1", "--db", str(stats_path)])
+    assert re.fullmatch(r"won [01] of 1 game: .*", result.output.splitlines()[1])
 
 
 def test_sim_plays_the_strategy_and_first_cell_asked_for(stats_path: Path) -> None:
