@@ -695,7 +695,13 @@ def bench_command(suites: tuple[str, ...], repeat: int, as_json: bool) -> None:
         table.add_row(m.suite, m.name, str(m.count), f"{m.median_ms:.2f}",
                       "" if m.reference_ms is None else f"{m.reference_ms:.1f}",
                       "" if m.ratio is None else f"{m.ratio:.0f}x", m.detail)
-    Console().print(table)
+    _table_console().print(table)
+
+
+def _table_console() -> Console:
+    """A console at least 180 columns wide, so that a table piped to a file or a pager is
+    not cut to the 80 columns rich takes for anything but a terminal."""
+    return Console(width=max(180, shutil.get_terminal_size().columns))
 
 
 _SOLUTION_COUNTS = {"none": "no solution", "one": "one solution: it is unique",
@@ -941,7 +947,7 @@ def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
     if not games:
         click.echo(f"no games recorded in {path}")
         return
-    console = Console(width=max(180, shutil.get_terminal_size().columns))
+    console = _table_console()
     console.print(_summary_table(summaries, f"{len(games)} games recorded in {path}"))
     if comparisons:
         console.print(_comparison_table(comparisons))
@@ -1201,7 +1207,7 @@ def demo_command(game_name: str, preset: str, games: int, flag_mines: bool, spee
         click.echo(json.dumps({"game": game_name, "preset": preset} | summary.as_dict()
                               | {"db": str(db or default_path())}))
         return
-    Console(width=max(180, shutil.get_terminal_size().columns)).print(_summary_table(
+    _table_console().print(_summary_table(
         [summary], f"autoplay demo: {game_name}, {preset} ({level.width}x{level.height}/"
                    f"{level.mines})"))
     if record_path is not None:

@@ -535,3 +535,9 @@ def test_the_default_statistics_folder_is_made_and_a_named_one_must_exist(
     assert err == (f"Error: cannot open statistics file '{tmp_path}/typo/s.sqlite3': there is "
                    f"no folder '{tmp_path}/typo'\n")
     assert not (tmp_path / "typo").exists()
+
+
+def test_bench_table_is_whole_when_piped() -> None:
+    # rich cuts anything but a terminal to 80 columns: the "found" column lost its end.
+    code, out, _ = run("bench", "--suite", "nonogram", "--repeat", "1")
+    assert code == 0 and "the only grid that fits; the reference found the same" in out
