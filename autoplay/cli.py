@@ -159,6 +159,8 @@ def _usage_in_one_line() -> Iterator[None]:
 
 
 _VERBOSE = "More logging when playing: -v a line per game, -vv per move."
+_PLAYING = ("play", "demo", "sim")
+"""The commands whose help shows ``-v``: the others take it, and have nothing to log."""
 
 
 class _Group(click.Group):
@@ -170,8 +172,8 @@ class _Group(click.Group):
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         cmd.params.append(click.Option(["-v", "--verbose"], count=True, expose_value=False,
-                                       callback=_more_logging,
-                                       help=_VERBOSE))
+                                       callback=_more_logging, help=_VERBOSE,
+                                       hidden=(name or cmd.name) not in _PLAYING))
         super().add_command(cmd, name)
 
     def make_context(self, info_name: str | None, args: list[str],

@@ -541,3 +541,12 @@ def test_bench_table_is_whole_when_piped() -> None:
     # rich cuts anything but a terminal to 80 columns: the "found" column lost its end.
     code, out, _ = run("bench", "--suite", "nonogram", "--repeat", "1")
     assert code == 0 and "the only grid that fits; the reference found the same" in out
+
+
+def test_only_the_commands_that_play_offer_more_logging() -> None:
+    offered = {command: "--verbose" in run(command, "--help")[1]
+               for command in ("play", "demo", "sim", "solve", "read", "stats", "bench",
+                               "nonogram")}
+    assert offered == {"play": True, "demo": True, "sim": True, "solve": False, "read": False,
+                       "stats": False, "bench": False, "nonogram": False}
+    assert run("stats", "-vv", "--db", "missing.sqlite3")[0] == 1  # taken, not refused
