@@ -154,8 +154,21 @@ def _usage_in_one_line() -> Iterator[None]:
                 and re.fullmatch(r"-[0-9]+", error.option_name)):
             # --count, whose value is optional, leaves a negative one to be read as an option
             message = f"{message.rstrip('.')}: --count's limit, when given, is at least 1"
-        where = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
+        path = _command_path(error.ctx)
+        where = f" (see '{path} --help')" if path is not None else ""
         raise _UsageError(message + where) from None
+
+
+def _command_path(ctx: click.Context | None) -> str | None:
+    """The command a usage error is in: its own context's, or, for an option's missing
+    value (which Click's parser tells with no context), the subcommand being started."""
+    if ctx is not None:
+        return ctx.command_path
+    current = click.get_current_context(silent=True)
+    if current is None:
+        return None
+    sub = current.invoked_subcommand
+    return current.command_path + ("" if sub is None else f" {sub}")
 
 
 _VERBOSE = "More logging when playing: -v a line per game, -vv per move."

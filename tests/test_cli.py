@@ -204,6 +204,11 @@ def test_count_limit_must_be_a_number() -> None:
     assert (code, err) == (2, "Error: No such option '-3'. (see 'autoplay sim --help')\n")
 
 
+def test_an_option_without_its_value_names_the_command_s_help() -> None:
+    assert run("stats", "--db") == (2, "", "Error: Option '--db' requires an argument. "
+                                           "(see 'autoplay stats --help')\n")
+
+
 def test_bench_json_reports_medians_and_ratios() -> None:
     code, out, _ = run("bench", "--suite", "deduce", "--repeat", "1", "--json")
     assert code == 0
