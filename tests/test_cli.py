@@ -205,8 +205,8 @@ def test_count_limit_must_be_a_number() -> None:
 
 
 def test_an_option_without_its_value_names_the_command_s_help() -> None:
-    assert run("stats", "--db") == (2, "", "Error: Option '--db' requires an argument. "
-                                           "(see 'autoplay stats --help')\n")
+    assert run("stats", "--db") == (2, "", ("Error: Option '--db' requires an argument. "
+                                            "(see 'autoplay stats --help')\n"))
 
 
 def test_bench_json_reports_medians_and_ratios() -> None:
