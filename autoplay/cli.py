@@ -800,8 +800,8 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
     cores = _cores()
     if workers is not None and workers > cores:  # more would only share the cores, and
         # slow each game's clock down
-        click.echo(f"--workers {workers}: {plural(cores, 'core')} here, so {cores} "
-                   f"{'worker' if cores == 1 else 'workers'}", err=True)
+        click.echo(f"--workers {workers}: {plural(cores, 'core')} here, so "
+                   f"{plural(cores, 'worker')}", err=True)
     workers = min(workers or cores, cores, games)
     path = db or default_path()
     records = []
