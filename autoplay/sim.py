@@ -341,7 +341,6 @@ def map_seeds(play_one: Callable[[int], _T], seeds: Iterable[int], *, workers: i
         return
     # Fresh processes rather than forks: the parent may already run Z3 or a progress thread.
     context = multiprocessing.get_context("spawn")
-    resource_tracker.ensure_running()  # see _starting_workers
     with contextlib.ExitStack() as stack:
         with _starting_workers():
             pool = stack.enter_context(context.Pool(
@@ -362,12 +361,13 @@ def _starting_workers() -> Iterator[None]:
     A terminal's Ctrl-C reaches a worker still starting (importing autoplay, in the parent's
     group), and would end it with a traceback; so would a stop that ends the parent while
     it makes the pool, before it has sent each worker its orders. Ctrl-C is blocked here,
-    and the mask passes to the workers: the pool's resource tracker must have started
-    before, since starting, it unblocks Ctrl-C. (Held in the main thread only, where
-    Python takes signals.)"""
+    and the mask passes to the workers: the pool's resource tracker is started first,
+    since starting, it unblocks Ctrl-C. (Held in the main thread only, where Python takes
+    signals.)"""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    resource_tracker.ensure_running()
     held: list[int] = []
     handlers = {signum: signal.signal(signum, lambda signum, _: held.append(signum))
                 for signum in STOPS}
