@@ -364,13 +364,18 @@ def cut_sweep(scales: Iterable[float],
         print(f"at {scale:.0%}: {dict(counts)}", flush=True)
 
 
+CUTS_SEED, CUTS_COUNT = 11, 40
+"""``cuts``' draw when no --seed or --count is given (None there: given to another sweep,
+either is refused)."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("sweep", choices=["borders", "cuts", "cut-each", "whole", "margins",
                                           "scales", "phases", "readings", "slivers",
                                           "clipped"])
-    parser.add_argument("--seed", type=int, help="cuts: the draw's seed (default 11)")
-    parser.add_argument("--count", type=int, help="cuts: how many cases (default 40)")
+    parser.add_argument("--seed", type=int, help=f"cuts: the draw's seed (default {CUTS_SEED})")
+    parser.add_argument("--count", type=int, help=f"cuts: how many cases (default {CUTS_COUNT})")
     parser.add_argument("--scale", type=float, action="append",
                         help="slivers and clipped: this scale only (repeatable; default 1, 0.75, "
                              "1.25, 1.5)")
@@ -383,7 +388,8 @@ def main() -> None:
     if args.sweep == "borders":
         borders()
     elif args.sweep == "cuts":
-        cuts(11 if args.seed is None else args.seed, 40 if args.count is None else args.count)
+        cuts(CUTS_SEED if args.seed is None else args.seed,
+             CUTS_COUNT if args.count is None else args.count)
     elif args.sweep == "cut-each":
         cut_each()
     elif args.sweep == "scales":
