@@ -59,7 +59,7 @@ from autoplay.odds import (
     assume_mines,
     mine_probabilities,
 )
-from autoplay.pb import STOPS, ctrl_c_cancels_checks, stop_signal, z3_version
+from autoplay.pb import STOPS, ctrl_c_cancels_checks, stop_signal, stops_held, z3_version
 from autoplay.player import STRATEGIES, FirstClick, GameResult, Strategy, play
 from autoplay.recording import Recording
 from autoplay.report import Comparison, Summary, compare, summarize
@@ -811,8 +811,9 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
                 setup=partial(_start_logging, logging.getLogger().level))) as run:
         try:
             for record in run:
-                store.record(record)
-                records.append(record)
+                with stops_held():  # so that the count below is the games recorded
+                    store.record(record)
+                    records.append(record)
                 advance(record.won)
         except KeyboardInterrupt:  # said before the stop's own word
             click.echo(f"{plural(len(records), 'game')} finished, recorded in {path}", err=True)

@@ -240,6 +240,27 @@ def ctrl_c_cancels_checks() -> Iterator[None]:
         os.close(write)  # the thread reads the end of the pipe, and stops
 
 
+@contextlib.contextmanager
+def stops_held() -> Iterator[None]:
+    """Within this block, a stop signal (:data:`STOPS`) waits for the block's end, then
+    stops the run as it would have: for work a stop must not cut in two, such as a game
+    written to the statistics file and counted. Held in the main thread only, where Python
+    takes signals; elsewhere the block holds nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    handlers = {signum: signal.signal(signum, lambda signum, _: held.append(signum))
+                for signum in STOPS}
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        if held:
+            signal.raise_signal(held[0])
+
+
 def _cancel_on_stop(read: int) -> None:
     with open(read, "rb", buffering=0) as wakeups:
         while signals := wakeups.read(64):

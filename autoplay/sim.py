@@ -22,7 +22,6 @@ import random
 import re
 import signal
 import sys
-import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -42,7 +41,7 @@ from autoplay.board import (
 )
 from autoplay.deduce import deduce, find_layout
 from autoplay.errors import plural
-from autoplay.pb import STOPS
+from autoplay.pb import stops_held
 from autoplay.player import FirstClick, GameResult, Outcome, Strategy, first_click_cell, play
 from autoplay.stats import GameRecord
 
@@ -355,31 +354,21 @@ def map_seeds(play_one: Callable[[int], _T], seeds: Iterable[int], *, workers: i
 
 @contextlib.contextmanager
 def _starting_workers() -> Iterator[None]:
-    """Within this block, a stop signal (:data:`STOPS`) waits for the block's end, and the
-    processes started in it block Ctrl-C for good.
+    """Within this block, a stop signal waits for the block's end (:func:`stops_held`), and
+    the processes started in it block Ctrl-C for good.
 
     A terminal's Ctrl-C reaches a worker still starting (importing autoplay, in the parent's
     group), and would end it with a traceback; so would a stop that ends the parent while
     it makes the pool, before it has sent each worker its orders. Ctrl-C is blocked here,
     and the mask passes to the workers: the pool's resource tracker is started first,
-    since starting, it unblocks Ctrl-C. (Held in the main thread only, where Python takes
-    signals.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    since starting, it unblocks Ctrl-C."""
     resource_tracker.ensure_running()
-    held: list[int] = []
-    handlers = {signum: signal.signal(signum, lambda signum, _: held.append(signum))
-                for signum in STOPS}
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
-        if held:
-            signal.raise_signal(held[0])
+    with stops_held():
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            yield
+        finally:  # unblocked before a held Ctrl-C is raised again, on this thread
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _arrived(results: multiprocessing.pool.IMapIterator[_T]) -> Iterator[_T]:
