@@ -71,20 +71,25 @@ from autoplay.stats import GameRecord, StatsStore, default_path
 
 
 class _Seconds(click.FloatRange):
-    """Seconds, up to a day; unlike a plain range, refuses nan, which passes every bound."""
+    """Seconds, up to a day; unlike a plain range, refuses nan, which passes every bound.
+    A limit (``limit``) is more than 0: none would ever be met, and some tools read 0 as
+    no limit, which here is the option left out."""
 
-    def __init__(self) -> None:
-        super().__init__(min=0, max=86_400)
+    def __init__(self, limit: bool = False) -> None:
+        super().__init__(min=0, max=86_400, min_open=limit)
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> float:
-        seconds: float = super().convert(value, param, ctx)
+        seconds: float = click.FLOAT.convert(value, param, ctx)
         if math.isnan(seconds):
             self.fail("nan is not a number of seconds", param, ctx)
-        return seconds
+        if self.min_open and seconds == 0:
+            self.fail("0 s leaves no time; for no limit, leave the option out", param, ctx)
+        return super().convert(seconds, param, ctx)
 
 
 _SECONDS = _Seconds()
+_TIME_LIMIT = _Seconds(limit=True)
 
 
 def _file_path(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
@@ -291,7 +296,7 @@ _DEFAULT_COUNT_LIMIT = 10_000
 @click.option("--count", "count", is_flag=False, flag_value=str(_DEFAULT_COUNT_LIMIT),
               default=None, metavar="[LIMIT]",
               help=f"Count the layouts that fit, up to LIMIT (default {_DEFAULT_COUNT_LIMIT}).")
-@click.option("--timeout", type=_SECONDS, default=None,
+@click.option("--timeout", type=_TIME_LIMIT, default=None,
               help="Seconds to spend; cells not settled by then are reported undecided.")
 @click.option("--skin", "skin_name", metavar="NAME", callback=_installed_skin,
               help="Read a screenshot with this skin (default: the one that fits best).")
@@ -727,7 +732,7 @@ _SOLUTION_COUNTS = {"none": "no solution", "one": "one solution: it is unique",
 @click.argument("source", type=click.Path(allow_dash=True))
 @click.option("--json", "as_json", is_flag=True, help="Print the grid as JSON rows of 0/1.")
 @click.option("--count", is_flag=True, help="Say whether the solution is unique.")
-@click.option("--timeout", type=_SECONDS, default=None,
+@click.option("--timeout", type=_TIME_LIMIT, default=None,
               help="Seconds to spend; a puzzle not settled by then is an error.")
 def nonogram_command(source: str, as_json: bool, count: bool, timeout: float | None) -> None:
     """Solve a nonogram: fill the grid its row and column clues describe.

@@ -219,16 +219,20 @@ def test_bench_json_reports_medians_and_ratios() -> None:
         assert r["ratio"] == r["reference_ms"] / r["median_ms"] > 1
 
 
+@pytest.mark.parametrize("command", ["solve", "nonogram"])
 @pytest.mark.parametrize(("seconds", "why"), [
     ("nan", "nan is not a number of seconds"),
-    ("inf", "inf is not in the range 0<=x<=86400."),
-    ("-1", "-1.0 is not in the range 0<=x<=86400."),
+    ("inf", "inf is not in the range 0<x<=86400."),
+    ("-1", "-1.0 is not in the range 0<x<=86400."),
+    ("0", "0 s leaves no time; for no limit, leave the option out"),
+    ("-0.0", "0 s leaves no time; for no limit, leave the option out"),
 ])
-def test_a_time_that_is_not_a_number_of_seconds_is_one_usage_line(seconds: str, why: str
-                                                                   ) -> None:
-    code, out, err = run("solve", "--timeout", seconds, "-", stdin="1?\n")
+def test_a_time_limit_that_is_not_a_number_of_seconds_is_one_usage_line(
+        command: str, seconds: str, why: str) -> None:
+    code, out, err = run(command, "--timeout", seconds, "-", stdin="1?\n")
     assert (code, out) == (2, "")
-    assert err == f"Error: Invalid value for '--timeout': {why} (see 'autoplay solve --help')\n"
+    assert err == (f"Error: Invalid value for '--timeout': {why} "
+                   f"(see 'autoplay {command} --help')\n")
 
 
 def test_a_byte_order_mark_is_not_taken_for_a_cell() -> None:
