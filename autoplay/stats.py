@@ -223,6 +223,10 @@ class StatsStore:
 
     def _connect(self, read_only: bool, make_folder: bool = False) -> sqlite3.Connection:
         folder = self.path.parent
+        if self.path.exists() and not self.path.is_file():  # a device or a pipe: SQLite
+            # would say "disk I/O error" (a folder is refused by the command line)
+            raise StatsError(f"cannot open statistics file {str(self.path)!r}: "
+                             "it is not a regular file")
         try:
             if make_folder and not read_only:
                 folder.mkdir(parents=True, exist_ok=True)

@@ -203,6 +203,18 @@ def test_a_file_where_the_folder_would_be_is_named(tmp_path: Path, inside: str) 
         StatsStore(path)
 
 
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_device_or_a_pipe_is_not_taken_for_a_statistics_file(tmp_path: Path,
+                                                               read_only: bool) -> None:
+    """SQLite says "disk I/O error" of both; an empty file would read as no games."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    for path in (Path(os.devnull), pipe):
+        with pytest.raises(StatsError, match=f"^cannot open statistics file '{path}': it is "
+                                             "not a regular file$"):
+            StatsStore(path, read_only=read_only)
+
+
 @pytest.mark.parametrize(("column", "value", "why"), [
     ("guess_probabilities", "not json", "Expecting value"),
     ("guess_probabilities", '{"a": 1}', "not a list of probabilities"),
