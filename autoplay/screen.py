@@ -332,8 +332,8 @@ class Screen:
         try:
             action(gui)
         except gui.FailSafeException:
-            raise FailSafeStop("stopped: the mouse was moved to a screen corner "
-                               "(pyautogui fail-safe)") from None
+            raise FailSafeStop("stopped: the mouse is in a screen corner (pyautogui's "
+                               "fail-safe): move it away to play") from None
 
 
 # --- A game on the screen --------------------------------------------------------------------
@@ -631,9 +631,9 @@ class ScreenGame:
         changed = _recounted(self._board, reading.board)
         if changed or not reading.is_complete():
             self._end_misread = True
-            log.warning("the %s game was lost at %s; at its end %d opened cells read "
-                        "otherwise and %d not at all", self.skin.name, tuple(opened or ()),
-                        changed, len(reading.unrecognized))
+            log.warning("the %s game was lost at %s; at its end %s read otherwise and "
+                        "%d not at all", self.skin.name, tuple(opened or ()),
+                        plural(changed, "opened cell"), len(reading.unrecognized))
         return True
 
     def _settled(self, frame: Image, timeout: float = 2.0) -> Image:

@@ -631,7 +631,8 @@ def test_the_fail_safe_stops_the_run(xvfb: str, screen: Screen, tmp_path: Path) 
     assert process.returncode == 1
     found, stopped = err.splitlines(keepends=True)
     assert says_board_found(found, area, 16, 16)
-    assert stopped == "stopped: the mouse was moved to a screen corner (pyautogui fail-safe)\n"
+    assert stopped == ("stopped: the mouse is in a screen corner (pyautogui's fail-safe): "
+                       "move it away to play\n")
     assert not np.array_equal(moved_on, start)  # it had played, then stopped
     assert not (tmp_path / "s.sqlite3").exists() or not list(
         StatsStore(tmp_path / "s.sqlite3").games())
