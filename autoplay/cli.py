@@ -326,6 +326,8 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
     if given[:1] in (["--count"], ["--layout"]) and len(given) > 1:
         raise click.UsageError(f"{given[1]} does not go with {given[0]}: they ask different "
                                f"questions")
+    if annotate and source not in (None, "-") and _same_file(annotate, source):
+        raise click.UsageError(f"--annotate {annotate} would write over the screenshot read")
     data = _read_bytes(source)
     screenshot = _read_screenshot(data, source, skin_name, allow_unknown)
     if screenshot is None:
@@ -355,6 +357,14 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
             _write_image(annotate, draw_deduction(
                 screenshot[0], screenshot[1].geometry, deduction,
                 None if guess is None else (guess.cell, float(guess.probability))))
+
+
+def _same_file(path: Path, other: str) -> bool:
+    """Whether ``path`` and ``other`` name one existing file (through links too)."""
+    try:
+        return os.path.samefile(path, other)
+    except OSError:  # either one missing: not the same
+        return False
 
 
 def _screenshot_mines(reading: vision.Reading, mines: int | None, quiet: bool) -> int | None:

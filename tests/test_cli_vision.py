@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import struct
 import subprocess
 import sys
@@ -156,6 +157,18 @@ def test_solve_annotates_the_screenshot(tmp_path: Path) -> None:
     for cell in untouched:
         x0, y0, x1, y1 = geometry.cell_box(cell)
         assert np.array_equal(drawn[y0:y1, x0:x1], original[y0:y1, x0:x1])
+
+
+def test_annotate_never_writes_over_the_screenshot_it_reads(tmp_path: Path) -> None:
+    shot = tmp_path / "mine.png"
+    shutil.copyfile(MID, shot)
+    (tmp_path / "link.png").symlink_to(shot)
+    for out in (shot, tmp_path / "link.png"):
+        result = run("solve", "--annotate", str(out), str(shot))
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr == (f"Error: --annotate {out} would write over the screenshot "
+                                 "read (see 'autoplay solve --help')\n")
+    assert shot.read_bytes() == MID.read_bytes()
 
 
 def test_annotate_needs_a_screenshot(tmp_path: Path) -> None:
