@@ -225,25 +225,24 @@ class StatsStore:
         folder = self.path.parent
         if self.path.exists() and not self.path.is_file():  # a device or a pipe: SQLite
             # would say "disk I/O error" (a folder is refused by the command line)
-            raise StatsError(f"cannot open statistics file {str(self.path)!r}: "
-                             "it is not a regular file")
-        try:
-            if make_folder and not read_only:
-                folder.mkdir(parents=True, exist_ok=True)
-            # Autocommit: each game's INSERT is a transaction of its own, committed at once.
-            return sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
-        except (OSError, sqlite3.Error) as error:
-            file = next((p for p in self.path.parents if p.is_file()), None)
-            if file is not None:
-                reason = f"{file} is a file, not a folder"
-            elif not folder.is_dir():
-                reason = f"there is no folder {str(folder)!r}"
-            elif not self.path.exists() and not os.access(folder, os.W_OK):
-                reason = f"the folder {str(folder)!r} cannot be written to"
-            else:
-                reason = str(error.strerror if isinstance(error, OSError) else error)
-            raise StatsError(f"cannot open statistics file {str(self.path)!r}: {reason}"
-                             ) from None
+            reason = "it is not a regular file"
+        else:
+            try:
+                if make_folder and not read_only:
+                    folder.mkdir(parents=True, exist_ok=True)
+                # Autocommit: each game's INSERT is a transaction of its own, committed at once.
+                return sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
+            except (OSError, sqlite3.Error) as error:
+                file = next((p for p in self.path.parents if p.is_file()), None)
+                if file is not None:
+                    reason = f"{file} is a file, not a folder"
+                elif not folder.is_dir():
+                    reason = f"there is no folder {str(folder)!r}"
+                elif not self.path.exists() and not os.access(folder, os.W_OK):
+                    reason = f"the folder {str(folder)!r} cannot be written to"
+                else:
+                    reason = str(error.strerror if isinstance(error, OSError) else error)
+        raise StatsError(f"cannot open statistics file {str(self.path)!r}: {reason}")
 
     def _migrate(self, version: int, read_only: bool) -> None:
         self._check(version)
