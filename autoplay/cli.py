@@ -529,8 +529,8 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_od
         click.echo(_render_odds(board, odds))
     if assumed is not None:
         console.print(f"the mine count is not known, so the guess and odds take it as "
-                      f"{assumed} ({_assumption(board, assumed)}): give --mines N, or a first "
-                      f"line 'mines: N', for the game's own")
+                      f"{assumed} ({_assumption(board, assumed)}): give the game's own count "
+                      f"with --mines N, or a first line 'mines: N'")
     return deduction, guess
 
 
