@@ -139,8 +139,9 @@ def locate_board(image: Image, skin: Skin) -> Geometry:
     return found[0].geometry
 
 
-def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
-    """Locate and read a board, with whichever of ``skins`` matches it best.
+def read_screenshot(image: Image, skins: Sequence[Skin], *, place: str = "image") -> Reading:
+    """Locate and read a board, with whichever of ``skins`` matches it best; ``place`` names
+    the image in messages ("area of the screen searched", for a grab of the screen).
 
     :raises NoBoardFound: when none of the skins finds a board, or the image is too large
         to search (:data:`MAX_PIXELS`).
@@ -149,24 +150,26 @@ def read_screenshot(image: Image, skins: Sequence[Skin]) -> Reading:
     found = _find(image, skins)
     if found is None:
         names = ", ".join(skin.name for skin in skins)
-        raise _no_board(image, skins, "no Minesweeper board", f" (skins tried: {names})")
+        raise _no_board(image, skins, "no Minesweeper board", f" (skins tried: {names})",
+                        place)
     candidate, skin = found
     _check_whole(image, candidate, skin)
     return replace(reading_of(candidate.geometry, skin, candidate.match),
                    edges=edges_reached(image, candidate.geometry))
 
 
-def _no_board(image: Image, skins: Sequence[Skin], what: str, tried: str = "") -> NoBoardFound:
-    """The error for an image where ``what`` was not found, saying when the image has too
-    little contrast to hold a board of these skins (see :func:`_blank_span`)."""
+def _no_board(image: Image, skins: Sequence[Skin], what: str, tried: str = "",
+              place: str = "image") -> NoBoardFound:
+    """The error for an image (a ``place``) where ``what`` was not found, saying when it has
+    too little contrast to hold a board of these skins (see :func:`_blank_span`)."""
     height, width = image.shape[:2]
     why = ""
     span = _blank_span(image, skins)
     if span is not None:
         cells = "these skins" if len(skins) > 1 else "the skin"
-        why = (f": the image has too little contrast for one (its grey levels span {span}; "
+        why = (f": the {place} has too little contrast for one (its grey levels span {span}; "
                f"every cell of {cells} spans {min(map(_cell_contrast, skins))} or more)")
-    return NoBoardFound(f"{what} found in the {width}x{height} image{tried}{why}")
+    return NoBoardFound(f"{what} found in the {width}x{height} {place}{tried}{why}")
 
 
 def _blank_span(image: Image, skins: Sequence[Skin]) -> int | None:

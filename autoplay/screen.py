@@ -840,7 +840,7 @@ def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int |
     while True:
         frame = screen.capture.grab(search)
         try:
-            reading = locate.read_screenshot(frame, skins)
+            reading = locate.read_screenshot(frame, skins, place="area of the screen searched")
         except BoardCut as cut:
             if time.monotonic() > deadline:
                 raise (_cut_on_screen(cut.skin, cut.edges) if cut.edges else cut) from None

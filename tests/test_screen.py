@@ -579,6 +579,15 @@ def test_a_region_beyond_the_screen_is_refused_in_one_line(xvfb: str, region: st
                              f"0,0,1280,1024 (X,Y,W,H)\n")
 
 
+def test_a_screen_without_a_board_is_named_as_the_area_searched(xvfb: str) -> None:
+    """Not as "the 400x300 image": the user gave no image."""
+    result = CliRunner().invoke(cli, ["play", "--dry-run", "--region", "0,0,400,300"])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith("Error: no Minesweeper board found in the 400x300 area of "
+                                    "the screen searched (skins tried: "), result.stderr
+    assert "image" not in result.stderr
+
+
 def test_dry_run_shows_the_next_moves_and_changes_nothing(xvfb: str, screen: Screen,
                                                           tmp_path: Path) -> None:
     window, *_ = sgt(xvfb, INTERMEDIATE[0])
