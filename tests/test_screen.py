@@ -242,6 +242,10 @@ def test_a_game_over_on_the_screen_is_not_recorded_a_new_one_is_played(
         again = find_game(screen, screen.search_area(), load_skins("sgt-mines"), mines=10,
                           timeout=5)
         assert again.outcome == ("won" if first.won else "lost")
+        shown = CliRunner().invoke(cli, ["play", "--dry-run", "--mines", "10"])
+        assert shown.exit_code == 0, shown.output
+        assert shown.stdout.splitlines()[9:] == [
+            f"the game is over ({again.outcome}): no move to show; play would start a new game"]
         [second] = play_games(again, 1, lambda g: play(g, rng=random.Random(2),
                                                        first_cell=g.first_cell))
     assert first.first_cell == second.first_cell == again.first_cell is not None
