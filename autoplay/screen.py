@@ -490,7 +490,11 @@ class ScreenGame:
             three_bv=None if layout is None else three_bv(width, height, layout))
         # Every click on this game's board: the player's, and the flags a game wants at
         # the end (flags_to_win).
-        return dataclasses.replace(record, clicks=len(self.clicks) - self._first_click)
+        clicks = len(self.clicks) - self._first_click
+        if clicks > result.clicks:
+            log.info("%s more on the %s board, which flags every mine to call a game won",
+                     plural(clicks - result.clicks, "flag"), self.skin.name)
+        return dataclasses.replace(record, clicks=clicks)
 
     @property
     def frame(self) -> Image:

@@ -7,6 +7,7 @@ with random layouts (xdemineur) are checked against what they show at the end.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import re
@@ -34,6 +35,7 @@ from autoplay.errors import (
     InconsistentBoard,
     UnknownCells,
     WindowLost,
+    plural,
 )
 from autoplay.player import GameResult, play
 from autoplay.screen import (
@@ -551,19 +553,26 @@ def test_xdemineur_games_end_as_the_game_says(xvfb: str, screen: Screen,
 
 
 def test_ace_minesweeper_is_read_below_its_bar_and_its_games_end_as_it_says(
-        xvfb: str, screen: Screen, stats_path: Path) -> None:
+        xvfb: str, screen: Screen, stats_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """Ace of Penguins starts on its 32x32 level, whose plain green bar above the board is
     two rows of cells high (one at 16x16): it is no row of opened cells. The game calls a
-    game won only once every mine is flagged, and then puts sunglasses on its penguin."""
+    game won only once every mine is flagged, and then puts sunglasses on its penguin:
+    those flags count in the game's clicks, and the log says so."""
+    caplog.set_level(logging.INFO, logger="autoplay.screen")
     skins = load_skins("ace-minesweeper")
-    outcomes = []
+    outcomes, results = [], []
+
+    def play_one(game: ScreenGame) -> GameResult:
+        results.append(play(game, rng=random.Random(1)))
+        return results[-1]
+
     with StatsStore(stats_path) as store, launch_game("ace-minesweeper", xvfb) as window:
         game = find_game(screen, screen.search_area(), skins, timeout=5)
         assert (game.geometry.cols, game.geometry.rows, game.mines) == (32, 32, 200)
         window.choose("3")
         game = find_game(screen, screen.search_area(), skins, timeout=5)
         assert (game.geometry.cols, game.geometry.rows, game.mines) == (16, 16, 45)
-        for record in play_games(game, 12, lambda g: play(g, rng=random.Random(1))):
+        for record in play_games(game, 12, play_one):
             store.record(record)
             check_end(game, 45)
             outcomes.append(game.outcome)
@@ -572,6 +581,10 @@ def test_ace_minesweeper_is_read_below_its_bar_and_its_games_end_as_it_says(
     # About 3 games in 5 are won (a corner opened blind, then 72% with a safe first
     # click: autoplay sim --board 16x16/45): twelve losses in a row, 1 run in 40,000.
     assert "won" in outcomes, outcomes
+    flags = record.clicks - results[-1].clicks
+    assert 0 < flags <= 45
+    assert (f"{plural(flags, 'flag')} more on the ace-minesweeper board, which flags every "
+            f"mine to call a game won") in caplog.text
 
 
 @pytest.mark.parametrize("region", ["1200,1000,100,100", "-5,0,100,100", "0,0,99999,99999"])
