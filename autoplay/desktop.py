@@ -403,7 +403,8 @@ def launch(spec: GameSpec, display: str, args: Sequence[str] = (), *,
                               path=os.pathsep.join([os.environ.get("PATH", ""), "/usr/games"]))
     if executable is None:
         raise DesktopError(f"{spec.executable} is not installed (run .ci/setup)")
-    home = tempfile.TemporaryDirectory(prefix=f"autoplay-{spec.executable}-")
+    _remove_orphaned_homes()
+    home = tempfile.TemporaryDirectory(prefix=f"{_HOME_PREFIX}{spec.executable}-{os.getpid()}-")
     env = _private_environment(Path(home.name), display, settings or {})
     log = Path(home.name) / "output.log"
     with log.open("wb") as output:
@@ -426,6 +427,34 @@ def launch(spec: GameSpec, display: str, args: Sequence[str] = (), *,
         home.cleanup()
         raise
     return GameWindow(spec.executable, display, process, window, home)
+
+
+_HOME_PREFIX = "autoplay-"
+"""A game's private home is ``autoplay-<executable>-<pid>-<random>`` in the temporary
+folder, ``pid`` the process that launched it."""
+
+
+def _remove_orphaned_homes() -> None:
+    """Delete the private homes of games whose launching process is gone: a run killed
+    outright (``kill -9``) cannot delete its own."""
+    for home in Path(tempfile.gettempdir()).glob(f"{_HOME_PREFIX}*-*-*"):
+        pid = home.name.rsplit("-", 2)[1]
+        try:
+            if not pid.isdigit() or home.stat().st_uid != os.getuid() or _is_alive(int(pid)):
+                continue
+        except OSError:  # gone meanwhile
+            continue
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _is_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        pass
+    return True
 
 
 def _private_environment(home: Path, display: str,

@@ -15,6 +15,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -742,8 +743,9 @@ def test_a_stopped_demo_keeps_its_recording(tmp_path: Path,
 
 
 def test_a_demo_killed_outright_leaves_no_server_or_game_behind(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``kill -9`` runs no clean-up: Linux stops the server, and the game loses its display."""
+        xvfb: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kill -9`` runs no clean-up: Linux stops the server, and the game loses its display.
+    The game's private home is left, and deleted when the next game is launched."""
     monkeypatch.delenv("DISPLAY", raising=False)  # as run_demo: a display of its own
     with run_autoplay("demo", "--games", "50", "--db", str(tmp_path / "s.sqlite3")) as process:
         assert process.stderr is not None
@@ -764,6 +766,10 @@ def test_a_demo_killed_outright_leaves_no_server_or_game_behind(
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert not left
+    homes = list(Path(tempfile.gettempdir()).glob(f"autoplay-sgt-mines-{process.pid}-*"))
+    assert len(homes) == 1
+    with launch_game("sgt-mines", xvfb, ["9x9n10"]):
+        assert not homes[0].exists()
 
 
 def test_gnome_mines_games_end_at_its_dialog(tmp_path: Path) -> None:
