@@ -1229,11 +1229,20 @@ def _clip(geometry: Geometry, image: Image) -> Geometry | None:
 
 def _is_lattice(image: Image, skin: Skin, geometry: Geometry, match: Match) -> bool:
     """True when the cells match much worse half a cell away: fewer of them recognised,
-    or twice as far from their templates. A plain area or a stripe pattern matches a
-    flat template about as well wherever the lattice is put."""
+    or twice as far from their templates, and in either case further by
+    :data:`_SHIFTED_GAP` on average. A plain area or a stripe pattern matches a flat
+    template about as well wherever the lattice is put."""
     shifted = geometry.moved(geometry.pitch_x / 2, geometry.pitch_y / 2).grown(0, 0, -1, -1)
     if shifted.rows < 1 or shifted.cols < 1 or not shifted.fits(image):
         return True
     elsewhere = match_lattice(image, shifted, skin)
-    return bool(elsewhere.recognised().mean() < 0.5 * match.recognised().mean()
-                or elsewhere.distance.mean() > 2 * match.distance.mean() + 5)
+    near, far = float(match.distance.mean()), float(elsewhere.distance.mean())
+    return bool((elsewhere.recognised().mean() < 0.5 * match.recognised().mean()
+                 or far > 2 * near + 5) and far - near >= _SHIFTED_GAP)
+
+
+_SHIFTED_GAP = 10.0
+"""How much further from their templates, on average, a board's cells are half a cell
+away (see :func:`_is_lattice`). In the fixtures at 75% to 200% and saved as JPEG, 15 or
+more; in charts plotted by matplotlib whose axes and labels fell on a lattice of xbomb's
+plain 0 (a white cell with thin lines at its edges), 5 or less."""

@@ -52,6 +52,7 @@ from tools.reading_faults import SHIFTS, clip_inside, on_desktop, scaled
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots"
 FIXTURES = sorted(SCREENSHOTS.glob("*/*.png"))
+NO_BOARD = sorted((SCREENSHOTS.parent / "no-board").glob("*.png"))
 SHIPPED = ("sgt-mines", "gnome-mines", "xdemineur", "xbomb", "ace-minesweeper")
 
 
@@ -652,6 +653,8 @@ def window_beside_the_board() -> Image:
     pytest.param(gradient, id="photo-like"),
     pytest.param(other_windows, id="other-grid-puzzles"),
     pytest.param(window_beside_the_board, id="a-window-beside-its-board"),
+    *(pytest.param(lambda path=path: decode_image(path.read_bytes(), path.name), id=path.stem)
+      for path in NO_BOARD),
 ])
 def test_pictures_without_a_board_are_refused(picture: object, skins: dict[str, Skin]) -> None:
     assert callable(picture)
