@@ -19,7 +19,7 @@ import re
 import shutil
 import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from functools import partial
 from itertools import groupby, islice
@@ -335,24 +335,30 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
                               ("--allow-unknown", allow_unknown)):
             if value:
                 raise click.UsageError(f"{option} needs a screenshot, not a text board")
+    about: dict[str, Any] = {}
     try:
-        board = (screenshot[1].board.with_mines(_screenshot_mines(screenshot[1], mines, as_json))
-                 if screenshot else Board.parse(_decode_text(data, source), mines=mines))
+        if screenshot:
+            board = screenshot[1].board.with_mines(_screenshot_mines(screenshot[1], mines,
+                                                                     as_json))
+            about = _about_screenshot(screenshot[1], mines, board)
+        else:
+            board = Board.parse(_decode_text(data, source), mines=mines)
         if ignore_flags:
             board = board.with_states({cell: UNKNOWN for cell in board.flags()})
     except ImpossibleCount as error:  # no layout fits: the answer of --count and --layout
         if count_limit is not None:
-            _print_count(0, count_limit, as_json)
+            _print_count(0, count_limit, as_json, about)
         if layout:
-            _print_layout(error.board, as_json, None)
-        _fail_inconsistent(error.board, str(error), as_json)
+            _print_layout(error.board, as_json, None, about)
+        _fail_inconsistent(error.board, str(error), as_json, about)
     if count_limit is not None:
-        _print_count(count_layouts(board, count_limit), count_limit, as_json)
+        _print_count(count_layouts(board, count_limit), count_limit, as_json, about)
     elif layout:
-        _print_layout(board, as_json, find_layout(board))
+        _print_layout(board, as_json, find_layout(board), about)
     else:
         deduction, guess = _print_deduction(
-            board, timeout, as_json, odds, " (--ignore-flags reads every flag as unopened)")
+            board, timeout, as_json, odds, " (--ignore-flags reads every flag as unopened)",
+            about)
         if annotate and screenshot:
             _write_image(annotate, draw_deduction(
                 screenshot[0], screenshot[1].geometry, deduction,
@@ -365,6 +371,17 @@ def _same_file(path: Path, other: str) -> bool:
         return os.path.samefile(path, other)
     except OSError:  # either one missing: not the same
         return False
+
+
+def _about_screenshot(reading: vision.Reading, mines: int | None, board: Board
+                      ) -> dict[str, Any]:
+    """What the JSON reports of ``solve`` add for a screenshot: its skin, the image's edges
+    the board reaches (see :func:`_warn_of_edges`), and where its mine count came from
+    (``--mines``, the game's level of the board's size, or nowhere)."""
+    source = ("option" if mines is not None else "level" if board.mines is not None
+              else None)
+    return {"screenshot": {"skin": reading.skin, "edges": list(reading.edges),
+                           "mines_from": source}}
 
 
 def _screenshot_mines(reading: vision.Reading, mines: int | None, quiet: bool) -> int | None:
@@ -489,9 +506,11 @@ def _write_image(path: Path, image: vision.Image) -> None:
 
 
 def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_odds: bool,
-                     flags_remedy: str = "") -> tuple[Deduction, Guess | None]:
+                     flags_remedy: str = "", about: Mapping[str, Any] | None = None
+                     ) -> tuple[Deduction, Guess | None]:
     """Print what is proven and, when nothing is safe, the best guess and its odds;
-    ``flags_remedy`` follows the names of wrong flags."""
+    ``flags_remedy`` follows the names of wrong flags, and ``about`` adds to a JSON report
+    (see :func:`_about_screenshot`)."""
     try:
         deduction = deduce(board, timeout=timeout)
         guessing = _needs_guess(board, deduction)
@@ -500,10 +519,10 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_od
         guess = choose_guess(guessed, random.Random(0), proven=deduction) if guessing else None
         odds = mine_probabilities(guessed, proven=deduction) if show_odds else None
     except InconsistentBoard as error:
-        _fail_inconsistent(board, _inconsistency(board, error, flags_remedy), as_json)
+        _fail_inconsistent(board, _inconsistency(board, error, flags_remedy), as_json, about)
     assumed = None if guessed is board else guessed.mines
     if as_json:
-        report = _json_report(board, deduction)
+        report = _json_report(board, deduction) | dict(about or {})
         if assumed is not None:
             report["assumed_mines"] = assumed
         if guess is not None:
@@ -582,10 +601,12 @@ def _render_odds(board: Board, odds: Odds) -> str:
                      for r in range(board.height))
 
 
-def _fail_inconsistent(board: Board, message: str, as_json: bool) -> NoReturn:
-    """Report a board no layout fits: as JSON with ``"consistent": false``, or one line."""
+def _fail_inconsistent(board: Board, message: str, as_json: bool,
+                       about: Mapping[str, Any] | None = None) -> NoReturn:
+    """Report a board no layout fits: as JSON with ``"consistent": false`` (and ``about``),
+    or one line."""
     if as_json:
-        click.echo(json.dumps(_json_report(board, None) | {"error": message}))
+        click.echo(json.dumps(_json_report(board, None) | dict(about or {}) | {"error": message}))
         sys.exit(1)
     raise click.ClickException(message)
 
@@ -667,12 +688,14 @@ def _summary(board: Board, deduction: Deduction) -> str:
     return summary
 
 
-def _print_layout(board: Board, as_json: bool, mines: frozenset[Cell] | None) -> None:
-    """The layout ``mines`` found to fit the board, or 'no solution' and exit 1 for None."""
+def _print_layout(board: Board, as_json: bool, mines: frozenset[Cell] | None,
+                  about: Mapping[str, Any] | None = None) -> None:
+    """The layout ``mines`` found to fit the board, or 'no solution' and exit 1 for None;
+    ``about`` adds to the JSON."""
     if as_json:
         click.echo(json.dumps({"rows": board.height, "cols": board.width, "mines": board.mines,
                                "layout": None if mines is None else
-                               [[r, c] for r, c in sorted(mines)]}))
+                               [[r, c] for r, c in sorted(mines)]} | dict(about or {})))
     elif mines is not None:
         click.echo(str(board.with_mines(None).with_states({cell: MINE for cell in mines})))
     else:
@@ -681,11 +704,13 @@ def _print_layout(board: Board, as_json: bool, mines: frozenset[Cell] | None) ->
         sys.exit(1)
 
 
-def _print_count(count: int, limit: int, as_json: bool) -> None:
-    """How many layouts fit, ``count`` (counted up to ``limit``); exit 1 when none does."""
+def _print_count(count: int, limit: int, as_json: bool,
+                 about: Mapping[str, Any] | None = None) -> None:
+    """How many layouts fit, ``count`` (counted up to ``limit``); exit 1 when none does;
+    ``about`` adds to the JSON."""
     if as_json:
         click.echo(json.dumps({"layouts": min(count, limit), "more": count > limit,
-                               "limit": limit}))
+                               "limit": limit} | dict(about or {})))
     elif count > limit:
         click.echo(f"more than {plural(limit, 'layout')} fit{'' if limit > 1 else 's'}")
     elif count == 0:

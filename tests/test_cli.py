@@ -393,6 +393,7 @@ def test_without_a_mine_count_solve_guesses_on_the_usual_one_and_says_so() -> No
     _, out, _ = run("solve", "--json", "-", stdin=corner)
     report = json.loads(out)
     assert report["mines"] is None and report["assumed_mines"] == 10
+    assert "screenshot" not in report  # a text board
     assert report["guess"]["cell"] not in [[0, 1], [1, 0], [1, 1]]
     _, out, _ = run("solve", "--json", "-", stdin="mines: 10\n" + corner)
     assert "assumed_mines" not in json.loads(out)

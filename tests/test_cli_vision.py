@@ -73,6 +73,10 @@ def test_a_board_that_reaches_the_images_edge_is_read_with_a_warning(tmp_path: P
     solved = run("solve", str(cut))
     assert solved.exit_code == 1
     assert solved.stderr.startswith("warning: the board reaches the image's right edge")
+    for extra in ([], ["--layout"], ["--count"]):  # a JSON report says so too
+        report = json.loads(run("solve", "--json", *extra, str(cut)).stdout)
+        assert report["screenshot"] == {"skin": "sgt-mines", "edges": ["right"],
+                                        "mines_from": None}
     tight = tmp_path / "tight.png"
     cv2.imwrite(str(tight), image[y0:y1, x0:x1])
     assert "the image's top, bottom, left and right edges" in run("read", str(tight)).stderr
@@ -354,9 +358,11 @@ def test_a_screenshot_of_a_fixed_level_is_solved_with_that_levels_mine_count(
     result = run("solve", "--json", str(SCREENSHOTS / f"{name}.png"))
     report = json.loads(result.stdout)
     assert report["mines"] == mines and "assumed_mines" not in report
+    assert report["screenshot"]["mines_from"] == "level"
     text = run("solve", str(SCREENSHOTS / f"{name}.png")).stdout
     assert text.startswith(f"{mines} mines: the {name.split('/')[0]} board's size is one of "
                            f"its levels")
     given = json.loads(run("solve", "--json", "--mines", "11",
                            str(SCREENSHOTS / "xbomb/8x8-new.png")).stdout)
     assert given["mines"] == 11  # what the user says goes
+    assert given["screenshot"]["mines_from"] == "option"
