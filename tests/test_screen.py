@@ -242,7 +242,7 @@ def test_a_game_over_on_the_screen_is_not_recorded_a_new_one_is_played(
                          timeout=5)
         [first] = play_games(game, 1, lambda g: play(g, rng=random.Random(1),
                                                      first_cell=g.first_cell))
-        # Time to spare: a shared machine's load once kept a read past 5 s.
+        # Time to spare: on a loaded machine it was once not found within 5 s.
         again = find_game(screen, screen.search_area(), load_skins("sgt-mines"), mines=10,
                           timeout=15)
         assert again.outcome == ("won" if first.won else "lost")
