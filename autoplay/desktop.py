@@ -448,6 +448,7 @@ def _remove_orphaned_homes() -> None:
 
 
 def _is_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (another user's, or a zombie not yet reaped, too)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
