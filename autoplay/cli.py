@@ -522,7 +522,7 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_od
         _fail_inconsistent(board, _inconsistency(board, error, flags_remedy), as_json, about)
     assumed = None if guessed is board else guessed.mines
     if as_json:
-        report = _json_report(board, deduction) | dict(about or {})
+        report = _json_report(board, deduction)
         if assumed is not None:
             report["assumed_mines"] = assumed
         if guess is not None:
@@ -531,7 +531,7 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_od
         if odds is not None:
             report["odds"] = [[*cell, float(p)] for cell, p in odds.probabilities.items()]
             report["odds_exact"] = odds.exact
-        click.echo(json.dumps(report))
+        _echo_report(report, about)
         return deduction, guess
     # soft_wrap: a row wider than the terminal, or than 80 columns in a pipe, stays one line
     console = Console(highlight=False, soft_wrap=True)
@@ -606,7 +606,7 @@ def _fail_inconsistent(board: Board, message: str, as_json: bool,
     """Report a board no layout fits: as JSON with ``"consistent": false`` (and ``about``),
     or one line."""
     if as_json:
-        click.echo(json.dumps(_json_report(board, None) | dict(about or {}) | {"error": message}))
+        _echo_report(_json_report(board, None) | {"error": message}, about)
         sys.exit(1)
     raise click.ClickException(message)
 
@@ -628,6 +628,12 @@ def _inconsistency(board: Board, error: InconsistentBoard, remedy: str) -> str:
 
 def _cell_list(cells: Iterable[Cell]) -> str:
     return ", ".join(f"({r}, {c})" for r, c in sorted(cells))
+
+
+def _echo_report(report: dict[str, Any], about: Mapping[str, Any] | None) -> None:
+    """Print one of ``solve``'s JSON reports, with what ``about`` adds to every one (see
+    :func:`_about_screenshot`)."""
+    click.echo(json.dumps(report | dict(about or {})))
 
 
 def _json_report(board: Board, deduction: Deduction | None) -> dict[str, Any]:
@@ -693,9 +699,9 @@ def _print_layout(board: Board, as_json: bool, mines: frozenset[Cell] | None,
     """The layout ``mines`` found to fit the board, or 'no solution' and exit 1 for None;
     ``about`` adds to the JSON."""
     if as_json:
-        click.echo(json.dumps({"rows": board.height, "cols": board.width, "mines": board.mines,
-                               "layout": None if mines is None else
-                               [[r, c] for r, c in sorted(mines)]} | dict(about or {})))
+        _echo_report({"rows": board.height, "cols": board.width, "mines": board.mines,
+                      "layout": None if mines is None else [[r, c] for r, c in sorted(mines)]},
+                     about)
     elif mines is not None:
         click.echo(str(board.with_mines(None).with_states({cell: MINE for cell in mines})))
     else:
@@ -709,8 +715,8 @@ def _print_count(count: int, limit: int, as_json: bool,
     """How many layouts fit, ``count`` (counted up to ``limit``); exit 1 when none does;
     ``about`` adds to the JSON."""
     if as_json:
-        click.echo(json.dumps({"layouts": min(count, limit), "more": count > limit,
-                               "limit": limit} | dict(about or {})))
+        _echo_report({"layouts": min(count, limit), "more": count > limit, "limit": limit},
+                     about)
     elif count > limit:
         click.echo(f"more than {plural(limit, 'layout')} fit{'' if limit > 1 else 's'}")
     elif count == 0:
