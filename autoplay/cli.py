@@ -1153,22 +1153,21 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
         if dry_run:
             board = game.observe()
             first = game.first_cell if board.is_new() else None
-            if game.outcome == "playing" and first is None:
+            nothing = Deduction(frozenset(), frozenset())
+            if game.outcome != "playing":
+                deduction, move = nothing, None
+                Console(highlight=False, soft_wrap=True).print(_render(board, deduction))
+                click.echo(f"the game is over ({game.outcome}): no move to show; play would "
+                           f"start a new game")
+            elif first is None:
                 deduction, guess = _print_deduction(board, None, False, False)
                 move = None if guess is None else (guess.cell, float(guess.probability))
-            else:
-                deduction = Deduction(frozenset(), frozenset())
+            else:  # what play would do: open where the game's rules promise no mine
+                deduction, move = nothing, (first, 0.0)
                 Console(highlight=False, soft_wrap=True).print(_render(board, deduction))
-                if game.outcome != "playing" or first is None:
-                    move = None
-                    click.echo(f"the game is over ({game.outcome}): no move to show; play "
-                               f"would start a new game")
-                else:  # what play would do: open where the game's rules promise no mine
-                    move = (first, 0.0)
-                    promise = ("an opening" if game.playbook.first_click == "opening"
-                               else "no mine")
-                    click.echo(f"a new game: the first click is {_cell_list({first})}, where "
-                               f"{game.skin.name} promises {promise}")
+                promise = "an opening" if game.playbook.first_click == "opening" else "no mine"
+                click.echo(f"a new game: the first click is {_cell_list({first})}, where "
+                           f"{game.skin.name} promises {promise}")
             if annotate:
                 _write_image(annotate, draw_deduction(game.frame, game.local_geometry(),
                                                       deduction, move))
