@@ -13,16 +13,18 @@ count. It reads as a pipeline:
 4. the rest goes to one incremental Z3 solver. The components stay independent (no
    constraint links them unless the total count binds), but they share the solver: measured
    on expert positions, a solver per component costs about 12% more and a guard literal per
-   component about 60% more, and even on 80x60 boards one solver stays ahead, because Z3's
-   set-up per solver outweighs what smaller problems save. Every model found witnesses a
+   component about 60% more, because Z3's set-up per solver outweighs what smaller problems
+   save (on frontiers of more than :data:`SPLIT_ABOVE` cells it is the other way round,
+   below). Every model found witnesses a
    possible value for every cell at once (the model-reuse trick of the Kaboom article), and
    a cell whose other value no model has shown is asked about under an assumption;
    "unsatisfiable" is the proof. The total mine count couples the components only when it
    can bind; then it joins as two cardinality constraints over the frontier, because the
    cells that touch no count can take any number of mines from 0 to their number. On a
    large frontier each component is first settled on a solver of its own, without the
-   count, and its layouts are joined through the count by their numbers of mines; the
-   solver over everything is asked only what no joined layout shows.
+   count (which settles the board when the count does not bind), and its layouts are
+   joined through the count by their numbers of mines; the solver over everything is
+   asked only what no joined layout shows.
 
 >>> board = Board.parse('''
 ... 1?
@@ -409,11 +411,10 @@ class _Backbone:
             assert mines_left is not None
             self._settle_outside_alone(mines_left, outside)
             return
-        if binding and len(hard) > 1 and len(variables) > SPLIT_ABOVE:
-            assert mines_left is not None
-            self._settle_apart(hard, variables, mines_left, outside)
-            return
         counted = mines_left if binding else None
+        if len(hard) > 1 and len(variables) > SPLIT_ABOVE:
+            self._settle_apart(hard, variables, counted, outside)
+            return
         solver = _solver((c for comp in hard for c in comp), variables, counted, outside)
         self._settle(solver, variables, counted, outside, _Seen())
 
@@ -471,8 +472,10 @@ class _Backbone:
                 and v not in self.safe and v not in self.mines)
 
     def _settle_apart(self, components: list[list[Constraint]], variables: list[int],
-                      mines_left: int, outside: int) -> None:
-        """Settle each component on a solver of its own, then join them through the count.
+                      mines_left: int | None, outside: int) -> None:
+        """Settle each component on a solver of its own, then join them through the count
+        (unless ``mines_left`` is None: without a count that binds, the components are
+        independent, and settling each settles the board).
 
         A large frontier on one solver makes every check and every model cost the whole
         board. Here a component's layout (found without the count) witnesses its cells for
@@ -490,6 +493,8 @@ class _Backbone:
                 self.outside_undecided = outside > 0
                 return
             parts.append((cells, layouts))
+        if mines_left is None:
+            return
         join = _Join([[sum(values) for values in layouts] for _, layouts in parts],
                      mines_left - outside, mines_left)
         seen = _Seen()
@@ -629,7 +634,7 @@ class _Join:
 
 
 SPLIT_ABOVE = 100
-"""Frontiers of more cells than this, with the count binding, are settled a component at a
+"""Frontiers of more cells than this are settled a component at a
 time (:meth:`_Backbone._settle_apart`). Timed against one solver on random positions of
 16x16 to 60x60 (``large_board`` of ``tests/test_interrupts.py``), it was as fast or up to
 three times faster from about 100 such cells up; below, neither was ahead."""

@@ -112,8 +112,9 @@ def test_agrees_with_brute_force_where_the_total_count_decides(board: Board) -> 
 
 @contextmanager
 def split_above(cells: int) -> Iterator[None]:
-    """Within, a frontier of more than ``cells`` cells with a binding count is settled a
-    component at a time: at 0, the small boards brute force can check take that path too."""
+    """Within, a frontier of more than ``cells`` cells (its count binding, or none given) is
+    settled a component at a time: at 0, the small boards brute force can check take that
+    path too."""
     module = sys.modules[deduce.__module__]
     threshold = module.SPLIT_ABOVE
     module.SPLIT_ABOVE = cells
@@ -144,11 +145,15 @@ def test_settling_apart_agrees_with_brute_force(joined: bool, board: Board) -> N
         assert_agrees_with_brute_force(board)
 
 
-def test_settling_apart_agrees_with_one_solver_on_large_positions() -> None:
+@pytest.mark.parametrize("counted", [True, False], ids=["count", "no-count"])
+def test_settling_apart_agrees_with_one_solver_on_large_positions(counted: bool) -> None:
     """Random 40x40 positions, 250 to 500 frontier cells, the count binding: what no
-    joined layout shows is asked of the solver over everything, so the two agree."""
+    joined layout shows is asked of the solver over everything, so the two agree. Without
+    the count, the components settled one by one settle the board."""
     for seed in range(1, 4):
         board = Board.parse(large_board(40, seed))
+        if not counted:
+            board = board.with_mines(None)
         with split_above(0):
             apart = deduce(board)
         with split_above(10**9):
