@@ -4,10 +4,10 @@ The public API is re-exported here; each concern lives in its own module.
 """
 
 from autoplay.board import Board, Cell
-from autoplay.deduce import Deduction, count_layouts, deduce, find_layout
+from autoplay.deduce import Deduction, deduce, find_layout
 from autoplay.errors import AutoplayError, BoardFormatError, InconsistentBoard
 from autoplay.locate import locate_board, read_screenshot
-from autoplay.odds import mine_probabilities
+from autoplay.odds import count_layouts, mine_probabilities
 from autoplay.player import Game, GameResult, play
 from autoplay.sim import KaboomGame, SimGame
 from autoplay.stats import StatsStore

@@ -37,7 +37,7 @@ from autoplay import bench as benchmarks
 from autoplay import learn, locate, vision
 from autoplay.annotate import draw_deduction
 from autoplay.board import FLAG, MINE, UNKNOWN, Board, Cell, state_char
-from autoplay.deduce import Deduction, count_layouts, deduce, find_layout, wrong_flags
+from autoplay.deduce import Deduction, deduce, find_layout, wrong_flags
 from autoplay.desktop import LEVELS, Region, VirtualDisplay, launch_game
 from autoplay.errors import (
     AutoplayError,
@@ -57,6 +57,7 @@ from autoplay.odds import (
     Guess,
     Odds,
     assume_mines,
+    count_layouts,
     mine_probabilities,
 )
 from autoplay.pb import STOPS, ctrl_c_cancels_checks, stop_signal, stops_held, z3_version

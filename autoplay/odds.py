@@ -50,7 +50,7 @@ from fractions import Fraction
 from typing import Literal
 
 from autoplay.board import UNKNOWN, Board, Cell, is_mine_like
-from autoplay.deduce import Constraint, Deduction, Problem, deduce
+from autoplay.deduce import Constraint, Deduction, Problem, count_layouts_listed, deduce
 from autoplay.errors import InconsistentBoard
 
 log = logging.getLogger(__name__)
@@ -133,6 +133,34 @@ class _Tally:
 
 _Leaf = Callable[[int, int, list[int]], None]
 """Told of each fitting assignment: its total mines, its number of layouts, each box's mines."""
+
+
+LISTED_FIRST = 100
+""":func:`count_layouts` lists this many layouts of the frontier before it counts them by
+component: a layout of a large frontier takes milliseconds to list, and the cells touching no
+count often make one of them more than the limit, while the count by component can take a
+second to find itself past its work bound."""
+
+
+def count_layouts(board: Board, limit: int, *, budget: int = DEFAULT_BUDGET) -> int:
+    """The number of mine layouts that fit the board, or ``limit + 1`` if there are more.
+
+    The first :data:`LISTED_FIRST` layouts are listed
+    (:func:`~autoplay.deduce.count_layouts_listed`); if that does not settle it, they are
+    counted by box and component (:class:`LayoutCounter`), where listing ten thousand of
+    them took seconds, and past that count's work bound ``budget``, listed to the limit.
+    With a total mine count, each layout of the frontier stands for every way of placing
+    the remaining mines on the cells that touch no count.
+    """
+    listed = count_layouts_listed(board, limit, most=LISTED_FIRST)
+    if listed is not None:
+        return listed
+    count = LayoutCounter(budget).count(Problem(board))  # a layout fits: listed one
+    if count is not None:
+        return min(count.layouts, limit + 1)
+    everything = count_layouts_listed(board, limit)
+    assert everything is not None
+    return everything
 
 
 class LayoutCounter:

@@ -25,8 +25,9 @@ from autoplay.board import (
     Board,
     Cell,
 )
-from autoplay.deduce import count_layouts, deduce, find_layout, wrong_flags
+from autoplay.deduce import Problem, count_layouts_listed, deduce, find_layout, wrong_flags
 from autoplay.errors import InconsistentBoard
+from autoplay.odds import LayoutCounter, count_layouts
 from autoplay.pb import PbSolver
 from autoplay.sim import SimGame
 from tests.brute import MAX_UNKNOWN, assert_layout_fits, enumerate_layouts, strips
@@ -78,13 +79,16 @@ def assert_agrees_with_brute_force(board: Board) -> None:
         with pytest.raises(InconsistentBoard):
             deduce(board)
         assert find_layout(board) is None
-        assert count_layouts(board, 10) == 0
+        assert count_layouts(board, 10) == count_layouts_listed(board, 10) == 0
         return
     deduction = deduce(board)
     assert deduction.safe == truth.safe, board
     assert deduction.mines == truth.mines, board
     assert deduction.is_complete()
     assert count_layouts(board, 5000) == min(truth.layouts, 5001)
+    assert count_layouts_listed(board, 5000) == min(truth.layouts, 5001)
+    counted = LayoutCounter().count(Problem(board))
+    assert counted is not None and counted.layouts == truth.layouts
     layout = find_layout(board)
     assert layout is not None
     assert_layout_fits(board, layout)
@@ -426,3 +430,14 @@ def test_a_random_layout_depends_on_the_seed_alone() -> None:
     again = [find_layout(board, rng=random.Random(seed)) for seed in range(12)]
     assert first == again
     assert len(set(first)) > 6
+
+
+def test_a_board_too_large_to_count_by_component_is_counted_by_listing() -> None:
+    """Past the counter's work bound (here one step), the layouts are listed to the limit
+    instead, and the answer is the same."""
+    board = Board.parse(large_board(16, 1)).with_mines(None)
+    exact = count_layouts(board, 10**9)
+    assert 2001 < exact < 10**9
+    assert count_layouts_listed(board, 2000, most=100) is None
+    assert count_layouts(board, 2000, budget=1) == count_layouts_listed(board, 2000) == 2001
+    assert count_layouts(board, exact, budget=1) == exact
