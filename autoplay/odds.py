@@ -168,15 +168,27 @@ class LayoutCounter:
 
     A player that looks ahead counts many positions that differ from the board in one
     component only (the one around the cell it imagines opened): the others are not
-    enumerated again. ``budget`` bounds the search steps of each component.
+    enumerated again. ``budget`` bounds the search steps of each component; ``combining``,
+    when given, the steps all its counts together may spend weighing the components'
+    totals against each other (one for each pair of a total of the components before one
+    and a total of that one): on a board of hundreds of components, a count of big numbers
+    takes a second, and a look-ahead makes dozens.
     """
 
-    def __init__(self, budget: int = DEFAULT_BUDGET) -> None:
+    def __init__(self, budget: int = DEFAULT_BUDGET, *, combining: int | None = None) -> None:
         self.budget = budget
+        self.combining = combining
+        self.combined = 0
+        """The steps spent combining so far."""
         self._tallies: dict[tuple[object, ...], _Tally] = {}
 
+    def is_spent(self) -> bool:
+        """Whether the counts so far have spent more than ``combining``."""
+        return self.combining is not None and self.combined > self.combining
+
     def count(self, problem: Problem) -> Count | None:
-        """Count the layouts of ``problem``; None when a component needs more than the budget.
+        """Count the layouts of ``problem``; None when a component needs more than the budget,
+        or when the combining steps are spent (:meth:`is_spent`).
 
         :raises InconsistentBoard: when no mine layout fits.
         """
@@ -185,6 +197,10 @@ class LayoutCounter:
         try:
             tallies = [(c, self._tally(c, problem.mines_left)) for c in components]
         except _OutOfBudget:
+            return None
+        if problem.mines_left is not None:
+            self.combined += _combining_steps([tally.ways for _, tally in tallies])
+        if self.is_spent():
             return None
         layouts, groups = _combine(tallies, problem.outside, problem.mines_unsettled(settled))
         groups.append((tuple(j for j, mine in settled.items() if mine), layouts))
@@ -605,6 +621,16 @@ def _pick(weights: Sequence[int], rng: random.Random) -> int:
     is not zero."""
     cumulative = list(itertools.accumulate(weights))
     return bisect.bisect_right(cumulative, rng.randrange(cumulative[-1]))
+
+
+def _combining_steps(distributions: Sequence[Mapping[int, int]]) -> int:
+    """The steps :func:`_combine` takes on components with these distributions of totals:
+    for each, the totals the components before it can take, times its own."""
+    steps, low, high = 0, 0, 0
+    for ways in distributions:
+        steps += (high - low + 1) * len(ways)
+        low, high = low + min(ways, default=0), high + max(ways, default=0)
+    return steps
 
 
 def _running_totals(distributions: Sequence[Mapping[int, int]]) -> list[dict[int, int]]:

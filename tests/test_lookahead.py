@@ -10,6 +10,7 @@ from functools import cache
 
 import pytest
 
+from autoplay import lookahead
 from autoplay.board import Board, Cell, is_mine_like
 from autoplay.deduce import Problem, deduce, find_layout
 from autoplay.errors import InconsistentBoard
@@ -298,3 +299,26 @@ def test_a_cell_safe_at_the_count_given_is_the_guess() -> None:
     board = Board.parse("mines: 1\n1...")
     guess = choose_guess(board, random.Random(0))
     assert guess.cell in (Cell(0, 2), Cell(0, 3)) and guess.probability == 0
+
+
+def test_past_its_combining_bound_a_guess_is_the_lowest_probability_and_logged(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    # A corner showing 1: the lookahead takes a far corner, by secondary safety, in 28
+    # steps of combining (the board's own count takes 1 of them).
+    board = Board.parse("mines: 10\n1" + "." * 8 + ("\n" + "." * 9) * 8)
+    assert choose_guess(board, random.Random(0)).reason == "secondary safety"
+    assert not caplog.records
+    monkeypatch.setattr(lookahead, "AHEAD_WORK", 10)
+    guess = choose_guess(board, random.Random(0))
+    assert guess == lowest_probability_guess(board, random.Random(0))
+    assert "the lowest probability decides" in caplog.text
+
+
+def test_a_counter_past_its_combining_steps_counts_no_more() -> None:
+    problem = Problem(Board.parse("mines: 3\n.1..1..\n......."))
+    counter = LayoutCounter(combining=10)
+    assert counter.count(problem) is not None and not counter.is_spent()
+    while counter.count(problem) is not None:
+        pass
+    assert counter.is_spent() and counter.combined > 10
+    assert LayoutCounter().count(problem) is not None
