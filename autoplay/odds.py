@@ -44,7 +44,7 @@ import itertools
 import logging
 import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -262,18 +262,17 @@ class LayoutCounter:
                      for c in components]
         except _OutOfBudget:
             return None
-        after = _running_totals(ways[::-1])[::-1]
         outside = problem.outside
-        if not sum(w * _spread(len(outside), mines_left - m) for m, w in after[0].items()):
+        aheads = list(_aheads(ways, _running_totals(ways), len(outside), mines_left))[::-1]
+        if not aheads[0][0]:
             raise InconsistentBoard("no mine layout fits this board and its mine count")
 
         def draw(rng: random.Random) -> frozenset[int]:
             chosen, left = list(fixed), mines_left
             for c, component in enumerate(components):
                 totals = list(ways[c].items())
-                total = totals[_pick([w * sum(v * _spread(len(outside), left - m - t)
-                                              for t, v in after[c + 1].items())
-                                      for m, w in totals], rng)][0]
+                held = mines_left - left
+                total = totals[_pick([w * aheads[c + 1][held + m] for m, w in totals], rng)][0]
                 fitting = [(counts, weight) for m, counts, weight in found[c] if m == total]
                 counts = fitting[_pick([weight for _, weight in fitting], rng)][0]
                 for box, k in zip(component.boxes, counts):
@@ -564,14 +563,8 @@ def _combine(tallies: list[tuple[_Component, _Tally]], outside: Sequence[int],
     distributions = [tally.ways for _, tally in tallies]
     before = _running_totals(distributions)
     everything = before[-1]
-    fewest = min(everything, default=0)
-    spreads = _spreads(len(outside), mines_left - max(everything, default=0),
-                       mines_left - fewest)
-    # Backwards from the cells touching no count: ahead[s], the ways for the components
-    # from c on and those cells when the components before c hold s mines. A component's
-    # weight for each of its totals is then one sum over the totals before it, where the
-    # convolution of all the others took the square of their range, for each component.
-    ahead = {s: spreads[-1 - (s - fewest)] for s in everything}
+    aheads = _aheads(distributions, before, len(outside), mines_left)
+    ahead = next(aheads)  # the cells touching no count alone, by the frontier's mines
     layouts = sum(w * ahead[m] for m, w in everything.items())
     if layouts == 0:
         raise InconsistentBoard("no mine layout fits this board and its mine count")
@@ -585,8 +578,31 @@ def _combine(tallies: list[tuple[_Component, _Tally]], outside: Sequence[int],
         for i, box in reversed(list(enumerate(component.boxes))):
             mines = sum(sums[i] * weight[m] for m, sums in tally.box_mines.items())
             boxes.append((tuple(box), mines // len(box)))
-        ahead = {s: sum(w * ahead[s + m] for m, w in tally.ways.items()) for s in before[c]}
+        ahead = next(aheads)
     return layouts, groups + boxes[::-1]
+
+
+def _aheads(distributions: Sequence[Mapping[int, int]], before: Sequence[Mapping[int, int]],
+            outside: int, mines_left: int) -> Iterator[dict[int, int]]:
+    """For each c from the number of components down to 0, by the mines s the components
+    before c hold (each total of ``before[c]``): the ways to place the rest of
+    ``mines_left`` on the components from c on (their ``distributions`` of totals) and the
+    ``outside`` cells touching no count.
+
+    Each from the one after it, backwards from the cells touching no count alone: a
+    component's weight for each of its totals is then one sum over the totals before it,
+    where a convolution of all the other components took the square of their range, for
+    each component.
+    """
+    everything = before[-1]
+    fewest = min(everything, default=0)
+    spreads = _spreads(outside, mines_left - max(everything, default=0), mines_left - fewest)
+    ahead = {s: spreads[-1 - (s - fewest)] for s in everything}
+    yield ahead
+    for c in reversed(range(len(distributions))):
+        ahead = {s: sum(w * ahead[s + m] for m, w in distributions[c].items())
+                 for s in before[c]}
+        yield ahead
 
 
 @functools.lru_cache(maxsize=64)
