@@ -49,8 +49,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
+
 from autoplay.board import UNKNOWN, Board, Cell, is_mine_like
-from autoplay.deduce import Constraint, Deduction, Problem, count_layouts_listed, deduce
+from autoplay.deduce import (
+    Constraint,
+    Deduction,
+    Problem,
+    count_layouts_listed,
+    deduce,
+    find_layout,
+)
 from autoplay.errors import InconsistentBoard
 
 log = logging.getLogger(__name__)
@@ -307,8 +317,8 @@ def mine_probabilities(board: Board, *, budget: int = DEFAULT_BUDGET,
     count = LayoutCounter(budget).count(problem)
     if count is None:
         log.warning("odds: ESTIMATE, NOT EXACT: the enumeration of %d frontier cells took more "
-                    "than %d steps; guessing from per-count densities", len(problem.frontier),
-                    budget)
+                    "than %d steps; guessing from a fit of each count's mines",
+                    len(problem.frontier), budget)
         settled = _settled(board, deduce(board) if proven is None else proven)
         estimate = {j: Fraction(int(mine)) for j, mine in settled.items()}
         estimate.update(_estimate(problem.residue(settled),
@@ -343,8 +353,9 @@ def assume_mines(board: Board, *, budget: int = DEFAULT_BUDGET) -> Board:
     one of the board's size (:data:`CLASSIC_MINES`), else :data:`ASSUMED_DENSITY` of the
     cells, or the nearest count a layout fits that leaves an unopened cell safe (the game
     goes on). It is for guessing only: a cell is proven safe over every count. The board is
-    returned as it is when it has a count, or when enumerating its layouts' counts would
-    take more than ``budget`` steps.
+    returned as it is when it has a count. When enumerating its layouts' counts would take
+    more than ``budget`` steps, the counts taken from are those of one layout of the
+    frontier, with any number of mines on the cells touching no count.
 
     :raises InconsistentBoard: when no mine layout fits the board.
     """
@@ -364,7 +375,10 @@ def assume_mines(board: Board, *, budget: int = DEFAULT_BUDGET) -> Board:
             totals = _merged([(low + m, high + m) for low, high in totals
                               for m, w in ways.items() if w])
     except _OutOfBudget:
-        return board
+        layout = find_layout(board)
+        if layout is None:
+            raise InconsistentBoard("no mine layout fits this board") from None
+        totals = [(len(layout), len(layout) + len(problem.outside))]
     if not totals:
         raise InconsistentBoard("no mine layout fits this board")
     all_mines = shown + len(problem.unknown)
@@ -669,24 +683,74 @@ def _convolve(a: Mapping[int, int], b: Mapping[int, int]) -> dict[int, int]:
 
 _UNPROVEN = Fraction(1, 100)
 """An estimate keeps a cell not proven at least this far from 0 and 1, which mean proven."""
+_SWEEPS = 200
+"""At most this many rounds of :func:`_estimate`'s rescaling; far fewer are the rule."""
+_CLOSE = 1e-3
+"""A round after which every count's expected mines are within this of its number ends them."""
 
 
 def _estimate(residue: Sequence[Constraint], outside: Sequence[int],
               mines_left: int | None) -> dict[int, Fraction]:
-    """A rough stand-in past the work bound, for the cells not proven: each constraint
-    spreads its mines evenly, a frontier cell takes the highest density among its
-    constraints, and the cells touching no count share what the mine count leaves; each
-    within :data:`_UNPROVEN` of 0 and 1 at most."""
-    probabilities: dict[int, Fraction] = {}
+    """A stand-in past the work bound, for the cells not proven: the odds of independent
+    cells that keep every count's expected mines, and the mine count's, and are otherwise
+    the most even (the maximum-entropy fit), each within :data:`_UNPROVEN` of 0 and 1.
+
+    Exact odds weigh every layout; these only make each count's mines come out right on
+    average, so cells that share counts are off where the layouts correlate them. But
+    they are consistent: the cells touching no count get the mines the frontier leaves
+    (without a count, half of them, as in the exact odds). Each cell's log-odds is the sum
+    of one weight per count it touches (and one for the mine count); the weights are
+    found by fitting each count in turn, groups of counts that share no cell at once.
+    """
+    cells = sorted({j for c in residue for j in c.cells}.union(outside))
+    if not cells:
+        return {}
+    at = {j: i for i, j in enumerate(cells)}
+    disjoint = _disjoint(residue)
+    groups = [[[at[j] for j in c.cells] for c in group] for group in disjoint]
+    targets = [[c.mines for c in group] for group in disjoint]
+    if mines_left is not None:
+        groups.append([list(range(len(cells)))])
+        targets.append([mines_left])
+    batches = [(np.array([i for members in group for i in members]),
+                np.repeat(np.arange(len(group)), [len(members) for members in group]),
+                np.array(wanted, dtype=float)) for group, wanted in zip(groups, targets)]
+    logit = np.zeros(len(cells))
+    for _ in range(_SWEEPS):
+        worst = 0.0
+        for members, part, wanted in batches:
+            shift = np.zeros(len(wanted))
+            for _ in range(3):  # Newton's steps toward the shift that fits each count
+                p = _sigmoid(logit[members] + shift[part])
+                got = np.bincount(part, p, len(wanted))
+                slope = np.bincount(part, p * (1 - p), len(wanted))
+                shift += np.clip((wanted - got) / np.maximum(slope, 1e-12), -2, 2)
+            worst = max(worst, float(np.abs(wanted - got).max()))
+            logit[members] = np.clip(logit[members] + shift[part], -30, 30)
+        if worst < _CLOSE:
+            break
+    low, high = float(_UNPROVEN), float(1 - _UNPROVEN)
+    return {j: Fraction(round(min(max(p, low), high) * 1_000_000), 1_000_000)
+            for j, p in zip(cells, _sigmoid(logit).tolist())}
+
+
+def _sigmoid(logit: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Probabilities from log-odds."""
+    p: npt.NDArray[np.float64] = 1 / (1 + np.exp(-logit))
+    return p
+
+
+def _disjoint(residue: Sequence[Constraint]) -> list[list[Constraint]]:
+    """``residue`` in groups of constraints that share no cell (greedily, first fit)."""
+    groups: list[list[Constraint]] = []
+    taken: list[set[int]] = []
     for c in residue:
-        density = Fraction(c.mines, len(c.cells))
-        for j in c.cells:
-            probabilities[j] = max(probabilities.get(j, Fraction(0)), density)
-    if outside:
-        if mines_left is None:
-            density = Fraction(1, 2)
+        for group, cells in zip(groups, taken):
+            if cells.isdisjoint(c.cells):
+                group.append(c)
+                cells.update(c.cells)
+                break
         else:
-            spare = mines_left - sum(probabilities.values(), Fraction(0))
-            density = min(max(spare / len(outside), Fraction(0)), Fraction(1))
-        probabilities.update((j, density) for j in outside)
-    return {j: min(max(p, _UNPROVEN), 1 - _UNPROVEN) for j, p in probabilities.items()}
+            groups.append([c])
+            taken.append(set(c.cells))
+    return groups

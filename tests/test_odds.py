@@ -11,6 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from autoplay.bench import expert_positions
 from autoplay.board import FLAG, Board, Cell, is_mine_like
 from autoplay.deduce import Problem
 from autoplay.errors import InconsistentBoard
@@ -23,6 +24,7 @@ from autoplay.odds import (
     mine_probabilities,
 )
 from tests.brute import enumerate_layouts, strips
+from tests.test_interrupts import large_board
 
 
 def _brute_force(board: Board) -> dict[Cell, Fraction]:
@@ -143,6 +145,29 @@ def test_an_estimate_keeps_a_cell_not_proven_off_0() -> None:
     assert safe and lowest_probability_guess(board, random.Random(0), budget=1).cell in safe
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_an_estimate_places_the_mine_count(seed: int) -> None:
+    # Taking each cell's highest density among its counts put more mines on the frontier
+    # than the board holds (on large boards, hundreds more) and left 1% for the cells
+    # touching no count, a fifth of which were mines.
+    board = Board.parse(large_board(60, seed))
+    odds = mine_probabilities(board, budget=1)
+    assert not odds.exact
+    assert sum(odds.probabilities.values()) == pytest.approx(board.mines, abs=0.5)
+
+
+def test_an_estimate_is_near_the_exact_odds() -> None:
+    # Twenty expert positions where nothing is safe: every cell's estimate against its
+    # exact odds, and the odds of a cell touching no count (one for all of them).
+    for board in expert_positions(20):
+        exact = mine_probabilities(board).probabilities
+        estimate = mine_probabilities(board, budget=1).probabilities
+        errors = [abs(float(estimate[cell] - p)) for cell, p in exact.items()]
+        assert sum(errors) / len(errors) < 0.04
+        outside = next(board.cell(j) for j in Problem(board).outside)
+        assert estimate[outside] == pytest.approx(float(exact[outside]), abs=0.02)
+
+
 @pytest.mark.parametrize("text", ["mines: 3\n1?\n??", "mines: 1\n1???\n????\n???1",
                                   "mines: 0\n1?"])
 def test_a_board_no_layout_fits_is_inconsistent(text: str) -> None:
@@ -225,3 +250,22 @@ def test_the_assumed_mine_count_is_the_nearest_one_a_layout_fits(board: Board) -
 def test_an_inconsistent_board_has_no_assumed_mine_count() -> None:
     with pytest.raises(InconsistentBoard):
         assume_mines(Board.parse("010\n..."))  # the 0s leave the 1 no mine
+
+
+@settings(max_examples=200, deadline=None)
+@given(small_boards())
+def test_past_the_work_bound_the_assumed_mine_count_is_one_a_layout_fits(board: Board) -> None:
+    # Past the bound the board kept no count, and its odds gave every cell touching no
+    # count 50%. An assumed count no layout fits would make the board inconsistent.
+    board = board.with_mines(None)
+    assume(enumerate_layouts(board).layouts)
+    assumed = assume_mines(board, budget=1).mines
+    assert assumed is not None and enumerate_layouts(board.with_mines(assumed)).layouts
+
+
+def test_past_the_work_bound_a_large_board_is_given_a_count_near_its_density() -> None:
+    board = Board.parse(large_board(60, 2).split("\n", 1)[1])  # 511 mines, the count dropped
+    assumed = assume_mines(board, budget=1)
+    assert assumed.mines == 514  # 3,600 cells / 7: a count some layout fits
+    odds = mine_probabilities(assumed, budget=1).probabilities
+    assert sum(odds.values()) == pytest.approx(514, abs=0.5)
