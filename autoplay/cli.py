@@ -91,6 +91,8 @@ class _Seconds(click.FloatRange):
 
 _SECONDS = _Seconds()
 _TIME_LIMIT = _Seconds(limit=True)
+_MINE_COUNT = click.IntRange(min=0, max=10**18 - 1)
+"""A mine count of at most 18 digits, as a board's 'mines:' line takes."""
 
 
 def _file_path(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
@@ -291,7 +293,7 @@ _DEFAULT_COUNT_LIMIT = 10_000
 
 @cli.command()
 @click.argument("source", required=False, type=click.Path(allow_dash=True))
-@click.option("--mines", type=click.IntRange(min=0), help="Total mine count (overrides the file).")
+@click.option("--mines", type=_MINE_COUNT, help="Total mine count (overrides the file).")
 @click.option("--json", "as_json", is_flag=True, help="Print the proven cells as JSON.")
 @click.option("--layout", is_flag=True, help="Print one mine layout that fits the board.")
 @click.option("--count", "count", is_flag=False, flag_value=str(_DEFAULT_COUNT_LIMIT),
@@ -697,8 +699,8 @@ def _summary(board: Board, deduction: Deduction) -> str:
 
 def _print_layout(board: Board, as_json: bool, mines: frozenset[Cell] | None,
                   about: Mapping[str, Any] | None = None) -> None:
-    """The layout ``mines`` found to fit the board, or 'no solution' and exit 1 for None;
-    ``about`` adds to the JSON."""
+    """The layout ``mines`` found to fit the board, or 'no layout fits' (as ``--count`` says)
+    and exit 1 for None; ``about`` adds to the JSON."""
     if as_json:
         _echo_report({"rows": board.height, "cols": board.width, "mines": board.mines,
                       "layout": None if mines is None else [[r, c] for r, c in sorted(mines)]},
@@ -706,7 +708,7 @@ def _print_layout(board: Board, as_json: bool, mines: frozenset[Cell] | None,
     elif mines is not None:
         click.echo(str(board.with_mines(None).with_states({cell: MINE for cell in mines})))
     else:
-        click.echo("no solution")
+        click.echo("no layout fits")
     if mines is None:
         sys.exit(1)
 
@@ -1119,7 +1121,7 @@ def _region(ctx: click.Context, param: click.Parameter, text: str | None) -> Reg
               metavar="SECONDS", help="Pause after each click, to watch.")
 @click.option("--skin", "skin_name", metavar="NAME", callback=_installed_skin,
               help="The game's skin (default: the installed skin that fits best).")
-@click.option("--mines", type=click.IntRange(min=0),
+@click.option("--mines", type=_MINE_COUNT,
               help="The game's mine count, when known: more is proven, and wins are seen.")
 @click.option("--monitor", type=click.IntRange(min=0), default=0, show_default=True,
               help="Look for the game on this monitor (0: all of them).")

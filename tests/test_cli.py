@@ -143,7 +143,7 @@ def test_layout_prints_mines_as_stars() -> None:
     code, out, _ = run("solve", "--layout", "-", stdin="1.1\n111\n...\n")
     assert (code, out) == (0, "1*1\n111\n...\n")
     code, out, _ = run("solve", "--layout", "-", stdin="mines: 1\n1..1\n")
-    assert (code, out) == (1, "no solution\n")
+    assert (code, out) == (1, "no layout fits\n")
 
 
 def test_layout_in_json_lists_the_mines() -> None:
@@ -169,7 +169,7 @@ def test_count_and_layout_of_no_layout_exit_1(board: str) -> None:
     assert run("solve", "--count", "-", stdin=board) == (1, "no layout fits\n", "")
     code, out, _ = run("solve", "--count", "--json", "-", stdin=board)
     assert (code, json.loads(out)) == (1, {"layouts": 0, "more": False, "limit": 10_000})
-    assert run("solve", "--layout", "-", stdin=board) == (1, "no solution\n", "")
+    assert run("solve", "--layout", "-", stdin=board) == (1, "no layout fits\n", "")
     code, out, _ = run("solve", "--layout", "--json", "-", stdin=board)
     assert code == 1 and json.loads(out)["layout"] is None
 
@@ -185,6 +185,13 @@ def test_count_decides_uniqueness() -> None:
         0, "exactly one layout fits\n", "")
     assert run("solve", "--count", "--json", "-", stdin="1.\n..\n") == (
         0, '{"layouts": 3, "more": false, "limit": 10000}\n', "")
+
+
+@pytest.mark.parametrize("command", [["solve"], ["play", "--dry-run"]])
+def test_a_mine_count_has_at_most_18_digits_as_a_mines_line_has(command: list[str]) -> None:
+    code, out, err = run(*command, "--mines", "1" * 19, "-", stdin="1.\n")
+    assert (code, out) == (2, "")
+    assert "is not in the range 0<=x<=999999999999999999" in err
 
 
 def test_count_limit_must_be_a_number() -> None:
