@@ -269,6 +269,9 @@ class StatsStore:
         """Refuse, before anything is written, a file from a newer autoplay, or whose tables
         are not those autoplay made at its version: another program's database is left as
         it was. (SQLite's own tables, such as ANALYZE's statistics, do not count.)"""
+        if version < 0:
+            raise StatsError(f"{self.path} is not a statistics file: its schema version "
+                             f"{version} is not one autoplay writes")
         if version > len(_MIGRATIONS):
             raise StatsError(f"{self.path} has schema version {version}, newer than the "
                              f"{len(_MIGRATIONS)} this autoplay knows: upgrade autoplay")
@@ -276,8 +279,8 @@ class StatsStore:
             "SELECT name FROM sqlite_master WHERE type = 'table' "
             "AND name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY name")]
         if version == 0 and tables:
-            raise StatsError(f"{self.path} is not a statistics file: it holds other tables "
-                             f"({', '.join(tables)})")
+            raise StatsError(f"{self.path} is not a statistics file: it holds tables "
+                             f"({', '.join(tables)}) but no schema version autoplay writes")
         columns = tuple(name for _, name, *_ in self._db.execute("PRAGMA table_info(games)"))
         if version > 0 and (tables != ["games"] or columns != _columns(version)):
             raise StatsError(f"{self.path} is not a statistics file: its tables "

@@ -129,6 +129,22 @@ def test_a_versioned_file_autoplay_did_not_write_is_refused_and_left_as_it_was(
     assert sorted(p.name for p in stats_path.parent.iterdir()) == [stats_path.name]
 
 
+@pytest.mark.parametrize("version", [-1, -3])
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_file_of_a_negative_version_is_refused_and_left_as_it_was(
+        stats_path: Path, version: int, read_only: bool) -> None:
+    # Taken as an index from the end, -3 ran every migration on another program's file.
+    db = sqlite3.connect(stats_path)
+    db.execute("CREATE TABLE notes (body TEXT)")
+    db.execute(f"PRAGMA user_version = {version}")
+    db.close()
+    before = stats_path.read_bytes()
+    with pytest.raises(StatsError, match=f"is not a statistics file: its schema version "
+                                         f"{version} is not one autoplay writes"):
+        StatsStore(stats_path, read_only=read_only)
+    assert stats_path.read_bytes() == before
+
+
 def test_a_file_from_a_newer_autoplay_is_refused(stats_path: Path) -> None:
     db = sqlite3.connect(stats_path)
     db.execute("PRAGMA user_version = 7")
@@ -150,7 +166,8 @@ def test_another_programs_database_is_refused_and_left_untouched(stats_path: Pat
     db.close()
     before = stats_path.read_bytes()
     with pytest.raises(StatsError,
-                       match=r"is not a statistics file: it holds other tables \(notes\)"):
+                       match=r"is not a statistics file: it holds tables \(notes\) but no "
+                             "schema version autoplay writes"):
         StatsStore(stats_path)
     assert stats_path.read_bytes() == before
 
@@ -272,7 +289,7 @@ def test_a_table_named_like_sqlites_own_is_anothers(stats_path: Path) -> None:
     db.execute("CREATE TABLE SQLiteNotes (text TEXT)")
     db.close()
     before = stats_path.read_bytes()
-    with pytest.raises(StatsError, match=r"it holds other tables \(SQLiteNotes\)"):
+    with pytest.raises(StatsError, match=r"it holds tables \(SQLiteNotes\) but no schema version"):
         StatsStore(stats_path)
     assert stats_path.read_bytes() == before
 
