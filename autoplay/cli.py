@@ -854,17 +854,17 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
     workers = min(workers or cores, cores, games)
     path = db or default_path()
     records = []
-    with StatsStore(path, make_folder=db is None) as store, _progress(games, quiet) as advance, \
-            contextlib.closing(play_games(
-                config, games, seed=seed, workers=workers,
-                setup=partial(_start_logging, logging.getLogger().level))) as run:
+    with StatsStore(path, make_folder=db is None) as store:
         try:
-            for record in run:
-                with stops_held():  # so that the count below is the games recorded
-                    store.record(record)
-                    records.append(record)
-                advance(record.won)
-        except KeyboardInterrupt:  # said before the stop's own word
+            with _progress(games, quiet) as advance, contextlib.closing(play_games(
+                    config, games, seed=seed, workers=workers,
+                    setup=partial(_start_logging, logging.getLogger().level))) as run:
+                for record in run:
+                    with stops_held():  # so that the count below is the games recorded
+                        store.record(record)
+                        records.append(record)
+                    advance(record.won)
+        except KeyboardInterrupt:  # said before the stop's own word, the bar gone
             click.echo(f"{plural(len(records), 'game')} finished, recorded in {path}", err=True)
             raise
     summary = summarize(records)[0]

@@ -9,8 +9,12 @@ another error. These run the command line in its own process, as a user would.
 from __future__ import annotations
 
 import os
+import pty
 import random
+import re
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -134,6 +138,44 @@ def test_ctrl_c_while_the_workers_start_stops_them_quietly(tmp_path: Path) -> No
     finally:
         process.kill()
         process.communicate()
+
+
+def test_a_stopped_run_on_a_terminal_says_what_it_kept_below_its_progress_bar(
+        tmp_path: Path) -> None:
+    # The bar was still drawn when the count was written: "0:00:58304 games finished".
+    path = tmp_path / "s.sqlite3"
+    main, terminal = pty.openpty()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # see run_python
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "autoplay", "sim", "--preset", "intermediate", "--games",
+             "5000", "--workers", "1", "--db", str(path)],
+            stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    os.close(terminal)
+    shown = b""
+    try:
+        while not re.search(rb" [1-9][0-9]*/5000", shown):  # the bar shows a game done
+            shown += os.read(main, 4096)
+        process.send_signal(signal.SIGINT)
+        while chunk := _read_terminal(main):
+            shown += chunk
+        assert process.wait(timeout=60) == 130
+    finally:
+        process.kill()
+        process.wait()
+        os.close(main)
+    lines = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", shown).decode().replace("\r\n", "\n")
+    assert lines.endswith("\n" + _kept(path) + "Interrupted\n")
+
+
+def _read_terminal(main: int) -> bytes:
+    """What the program wrote to its terminal next; nothing once it closed it."""
+    try:
+        return os.read(main, 4096)
+    except OSError:  # EIO: every end of the terminal closed
+        return b""
 
 
 def _kept(path: Path) -> str:
