@@ -35,6 +35,7 @@ from autoplay.deduce import deduce
 from autoplay.errors import AutoplayError
 from autoplay.locate import locate_board, read_screenshot
 from autoplay.nonogram import Clues, Grid, solutions, solve
+from autoplay.pb import cancelled_as_interrupt
 from autoplay.sim import SimGame
 from autoplay.vision import OUTSIDE, SHIPPED_SKINS, Geometry, Image, Skin, decode_image, read_board
 
@@ -152,6 +153,7 @@ def article_model(board: Board) -> tuple[z3.Solver, dict[Cell, z3.BoolRef]]:
     return solver, cells
 
 
+@cancelled_as_interrupt()
 def reference_safe_cells(board: Board) -> set[Cell]:
     """The article's method: one Z3 query per frontier cell, safe cells only."""
     solver, cells = article_model(board)
@@ -243,6 +245,7 @@ def deduce_suite(repeat: int) -> list[Measurement]:
     ]
 
 
+@cancelled_as_interrupt()
 def article_nonogram(clues: Clues) -> Grid | None:
     """The nonogram article's model, with Z3's default solver: an integer start and end per
     group, inside the stripe, ``size - 1`` apart, each group at least two past the previous

@@ -214,6 +214,22 @@ def cancel_checks() -> None:
 
 
 @contextlib.contextmanager
+def cancelled_as_interrupt() -> Iterator[None]:
+    """For code that calls z3's own API (the benchmark's references, the articles' models):
+    after :func:`cancel_checks`, its checks and calls raise KeyboardInterrupt, as those of
+    :class:`PbSolver` do, not a Z3Exception ("push canceled"), nor give an answer cut short
+    ("unknown")."""
+    try:
+        yield
+    except z3.Z3Exception:
+        if _CANCELLED.is_set():
+            raise KeyboardInterrupt from None
+        raise
+    if _CANCELLED.is_set():
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
 def ctrl_c_cancels_checks() -> Iterator[None]:
     """Within this block (in the main thread), Ctrl-C, SIGTERM or SIGHUP stops a run at once
     and cleanly, as KeyboardInterrupt (:func:`stop_signal` tells which): context managers

@@ -178,6 +178,20 @@ def _read_terminal(main: int) -> bytes:
         return b""
 
 
+@pytest.mark.parametrize(("given", "reference"), [
+    ("bench.expert_positions(1)[0]", "bench.reference_safe_cells"),
+    ("Clues.parse('rows:\\n1\\n0\\ncolumns:\\n1\\n0\\n')", "bench.article_nonogram")])
+def test_a_reference_of_the_benchmark_stopped_stops_as_ctrl_c_does(given: str,
+                                                                   reference: str) -> None:
+    # They call z3's own API, whose calls after a cancel raised "Z3Exception: push
+    # canceled" from autoplay bench on 3 of 12 Ctrl-Cs, or answered.
+    process = run_python("-c", "from autoplay import bench, pb\n"
+                               "from autoplay.nonogram import Clues\n"
+                               f"given = {given}\npb.cancel_checks()\n{reference}(given)\n")
+    _, err = process.communicate(timeout=60)
+    assert err.splitlines()[-1] == "KeyboardInterrupt"
+
+
 def _kept(path: Path) -> str:
     """What a stopped ``sim`` says of the games it kept, before the stop's own word."""
     return f"{plural(_games(path), 'game')} finished, recorded in {path}\n"
