@@ -63,7 +63,7 @@ from autoplay.odds import (
 from autoplay.pb import STOPS, ctrl_c_cancels_checks, stop_signal, stops_held, z3_version
 from autoplay.player import STRATEGIES, FirstClick, GameResult, Strategy, play
 from autoplay.recording import Recording
-from autoplay.report import Comparison, Summary, compare, summarize
+from autoplay.report import Comparison, Summary, compare, first_plays, summarize
 from autoplay.report import plot as draw
 from autoplay.screen import Screen, ScreenGame, find_game, playbook_of
 from autoplay.screen import play_games as play_screen_games
@@ -998,7 +998,7 @@ def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
     if not path.exists():
         raise click.ClickException(f"no statistics file at {path}: play some games first")
     with StatsStore(path, read_only=True) as store:
-        games = list(store.games())
+        games, replays = first_plays(store.games())
     summaries = summarize(games)
     comparisons = compare(games)
     if plot is not None:
@@ -1007,13 +1007,17 @@ def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
         draw(games, plot)
     if as_json:
         click.echo(json.dumps({"db": str(path), "configurations": [
-            s.as_dict() for s in summaries], "comparisons": [c.as_dict() for c in comparisons]}))
+            s.as_dict() for s in summaries], "comparisons": [c.as_dict() for c in comparisons],
+            "replays": replays}))
         return
     if not games:
         click.echo(f"no games recorded in {path}")
         return
     console = _table_console()
-    console.print(_summary_table(summaries, f"{len(games)} games recorded in {path}"))
+    console.print(_summary_table(summaries, f"{len(games) + replays} games recorded in {path}"))
+    if replays:
+        console.print(f"{plural(replays, 'game')} replayed a seed already played in the same "
+                      f"configuration: the same deal, counted once (its first play)")
     if comparisons:
         console.print(_comparison_table(comparisons))
     if plot is not None:

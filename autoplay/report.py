@@ -128,6 +128,28 @@ def wilson_interval(successes: int, trials: int) -> tuple[float, float]:
     return max(0.0, min(rate, centre - half)), min(1.0, max(rate, centre + half))
 
 
+def first_plays(games: Iterable[GameRecord]) -> tuple[list[GameRecord], int]:
+    """The games with each deal once, and how many replays were left out.
+
+    A seed played again in the same configuration (a run replayed into the same file) deals
+    the same board: counted twice, it would narrow the intervals with no new evidence. The
+    first play of each seed stays, as in :func:`compare`; games without a seed (desktop
+    games) all count.
+    """
+    kept: list[GameRecord] = []
+    seen: set[tuple[Configuration, int]] = set()
+    replays = 0
+    for game in games:
+        if game.seed is not None:
+            deal = (Configuration.of(game), game.seed)
+            if deal in seen:
+                replays += 1
+                continue
+            seen.add(deal)
+        kept.append(game)
+    return kept, replays
+
+
 def summarize(games: Iterable[GameRecord]) -> list[Summary]:
     """One summary per configuration: by source, standard rules first, board size, then a
     first click that is safe before one that opens."""

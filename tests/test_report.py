@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import random
@@ -13,7 +14,14 @@ from click.testing import CliRunner
 
 from autoplay.board import Cell
 from autoplay.cli import cli
-from autoplay.report import Comparison, Configuration, compare, summarize, wilson_interval
+from autoplay.report import (
+    Comparison,
+    Configuration,
+    compare,
+    first_plays,
+    summarize,
+    wilson_interval,
+)
 from autoplay.stats import GameRecord, StatsStore
 
 
@@ -31,10 +39,14 @@ def test_wilson_interval_needs_a_trial() -> None:
         wilson_interval(0, 0)
 
 
+_SEEDS = itertools.count()
+
+
 def _game(won: bool, *, rules: str = "standard", seconds: float = 0.1, guesses: int = 1,
           width: int = 9) -> GameRecord:
-    return GameRecord("simulator", width, 9, 10, rules, "safe", Cell(0, 0), 1, won, 20,
-                      (0.25,) * guesses, seconds, 12)
+    """A game of a seed of its own."""
+    return GameRecord("simulator", width, 9, 10, rules, "safe", Cell(0, 0), next(_SEEDS), won,
+                      20, (0.25,) * guesses, seconds, 12)
 
 
 def test_summaries_per_configuration() -> None:
@@ -89,6 +101,22 @@ def test_stats_json(stats_path: Path) -> None:
     assert [(c["rules"], c["games"], c["wins"], c["ci95"]) for c in report["configurations"]] \
         == [("standard", 2, 1, list(wilson_interval(1, 2))),
             ("kaboom", 1, 1, list(wilson_interval(1, 1)))]
+
+
+def test_a_deal_replayed_into_the_same_file_counts_once(stats_path: Path) -> None:
+    # Counted twice, the same 20 games narrowed the interval as 40 would.
+    games = [_game(won) for won in [True] * 15 + [False] * 5]
+    replays = [dataclasses.replace(game, won=True) for game in games[:8]]
+    elsewhere = dataclasses.replace(games[0], rules="kaboom")  # another configuration
+    assert first_plays([*games, *replays, elsewhere]) == ([*games, elsewhere], 8)
+    _record(stats_path, [*games, *replays])
+    report = json.loads(CliRunner().invoke(
+        cli, ["stats", "--db", str(stats_path), "--json"]).output)
+    assert report["replays"] == 8
+    assert [(c["games"], c["wins"]) for c in report["configurations"]] == [(20, 15)]
+    table = CliRunner().invoke(cli, ["stats", "--db", str(stats_path)]).output
+    assert "28 games recorded" in table
+    assert "8 games replayed a seed already played in the same configuration" in table
 
 
 def test_stats_table_and_plot(stats_path: Path, tmp_path: Path) -> None:
