@@ -169,7 +169,8 @@ class StatsStore:
     """A statistics file, opened (and created or migrated) for reading and recording, or
     with ``read_only`` for reading alone: then it is not changed (a file on read-only
     media reads too, and an empty file stays empty) unless its schema is older than this
-    version's, when it is migrated as for recording.
+    version's, when it is migrated as for recording (where it cannot be written, a copy
+    in memory is migrated instead).
 
     With ``make_folder``, a missing folder for the file is made (the default one, say); a
     folder the user names must exist, so that a mistyped one is not made.
@@ -202,20 +203,35 @@ class StatsStore:
                                            uri=True, isolation_level=None)
                 version = self._version()
             if read_only and 0 < version < len(_MIGRATIONS):
-                self._db.close()
-                self._db = self._connect(read_only=False)
+                if self._writable():
+                    self._db.close()
+                    self._db = self._connect(read_only=False)
+                else:  # migrated in memory, for reading: the file stays as it is
+                    copy = sqlite3.connect(":memory:", isolation_level=None)
+                    self._db.backup(copy)
+                    self._db.close()
+                    self._db = copy
                 read_only = False
             self._migrate(version, read_only)
             self._empty = read_only and version == 0  # an empty file, read alone
         except sqlite3.OperationalError as error:  # locked by another program, say
             self._db.close()
-            raise StatsError(f"cannot open statistics file {str(path)!r}: {error}") from None
+            reason = str(error)
+            if not read_only and not self._writable():  # SQLite says "unable to open"
+                where = (f"the folder {str(self.path.parent)!r}"
+                         if not os.access(self.path.parent, os.W_OK) else "it")
+                reason = f"{where} cannot be written to"
+            raise StatsError(f"cannot open statistics file {str(path)!r}: {reason}") from None
         except sqlite3.DatabaseError as error:
             self._db.close()
             raise StatsError(f"{self.path} is not a statistics file: {error}") from None
         except StatsError:
             self._db.close()
             raise
+
+    def _writable(self) -> bool:
+        """Whether SQLite can change the file: write it, and its journal beside it."""
+        return os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
 
     def _version(self) -> int:
         version: int = self._db.execute("PRAGMA user_version").fetchone()[0]

@@ -361,6 +361,17 @@ def test_a_new_file_on_read_only_media_is_refused_saying_why(read_only_media: Pa
         StatsStore(read_only_media / "new.sqlite3")
 
 
+def test_a_file_on_read_only_media_is_refused_for_recording_saying_why(
+        stats_path: Path, read_only_media: Path) -> None:
+    with StatsStore(stats_path) as store:
+        store.record(A_GAME)
+    shutil.copy(stats_path, read_only_media)
+    _remount_read_only(read_only_media)
+    with pytest.raises(StatsError, match=f"cannot open statistics file .*: the folder "
+                                         f"'{read_only_media}' cannot be written to$"):
+        StatsStore(read_only_media / stats_path.name)
+
+
 def test_a_missing_folder_is_made_only_when_asked(tmp_path: Path) -> None:
     path = tmp_path / "new" / "stats.sqlite3"
     with pytest.raises(StatsError, match=f"there is no folder '{tmp_path}/new'$"):
@@ -377,6 +388,24 @@ def test_a_file_on_read_only_media_reads(stats_path: Path, read_only_media: Path
     _remount_read_only(read_only_media)
     with StatsStore(read_only_media / stats_path.name, read_only=True) as store:
         assert [_without_time(g) for g in store.games()] == [A_GAME]
+
+
+def test_an_older_file_on_read_only_media_reads_migrated_in_memory(
+        stats_path: Path, read_only_media: Path) -> None:
+    # Migrating it for reading wrote to it: "attempt to write a readonly database".
+    db = sqlite3.connect(read_only_media / stats_path.name)
+    _MIGRATIONS[0](db)
+    db.execute("INSERT INTO games VALUES (1, '2026-01-01T00:00:00+00:00', 'simulator', 9, 9, "
+               "10, 'standard', 'safe', 0, 0, 5, 'won', 20, 1, '[0.125]', 0.5, 15, 30.0)")
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    before = (read_only_media / stats_path.name).read_bytes()
+    _remount_read_only(read_only_media)
+    with StatsStore(read_only_media / stats_path.name, read_only=True) as store:
+        assert [(g.seed, g.won, g.strategy) for g in store.games()] == [
+            (5, True, "lowest-probability")]
+    assert (read_only_media / stats_path.name).read_bytes() == before
 
 
 def test_games_in_a_log_on_read_only_media_are_not_left_out(
