@@ -133,8 +133,7 @@ def first_plays(games: Iterable[GameRecord]) -> tuple[list[GameRecord], int]:
 
     A seed played again in the same configuration (a run replayed into the same file) deals
     the same board: counted twice, it would narrow the intervals with no new evidence. The
-    first play of each seed stays, as in :func:`compare`; games without a seed (desktop
-    games) all count.
+    first play of each seed stays; games without a seed (desktop games) all count.
     """
     kept: list[GameRecord] = []
     seen: set[tuple[Configuration, int]] = set()
@@ -223,15 +222,14 @@ class Comparison:
 def compare(games: Iterable[GameRecord]) -> list[Comparison]:
     """Each pair of strategies played on the same seeds in the same configuration.
 
-    A seed played twice by one strategy counts once (its first game).
+    A seed played twice by one strategy counts once (its first game, see :func:`first_plays`).
     """
     by_strategy: dict[Configuration, dict[str, dict[int, bool]]] = {}
-    for game in games:
+    for game in first_plays(games)[0]:
         if game.seed is None:
             continue
         bare = dataclasses.replace(Configuration.of(game), strategy="")
-        by_strategy.setdefault(bare, {}).setdefault(game.strategy, {}).setdefault(
-            game.seed, game.won)
+        by_strategy.setdefault(bare, {}).setdefault(game.strategy, {})[game.seed] = game.won
     comparisons = []
     for bare, results in sorted(by_strategy.items(), key=lambda item: _order(item[0])):
         for first, second in itertools.combinations(sorted(results), 2):

@@ -203,7 +203,7 @@ class StatsStore:
                                            uri=True, isolation_level=None)
                 version = self._version()
             if read_only and 0 < version < len(_MIGRATIONS):
-                if self._writable():
+                if self._unwritable() is None:
                     self._db.close()
                     self._db = self._connect(read_only=False)
                 else:  # migrated in memory, for reading: the file stays as it is
@@ -216,11 +216,8 @@ class StatsStore:
             self._empty = read_only and version == 0  # an empty file, read alone
         except sqlite3.OperationalError as error:  # locked by another program, say
             self._db.close()
-            reason = str(error)
-            if not read_only and not self._writable():  # SQLite says "unable to open"
-                where = (f"the folder {str(self.path.parent)!r}"
-                         if not os.access(self.path.parent, os.W_OK) else "it")
-                reason = f"{where} cannot be written to"
+            # Where it cannot be written, SQLite says only "unable to open database file".
+            reason = (None if read_only else self._unwritable()) or str(error)
             raise StatsError(f"cannot open statistics file {str(path)!r}: {reason}") from None
         except sqlite3.DatabaseError as error:
             self._db.close()
@@ -229,9 +226,13 @@ class StatsStore:
             self._db.close()
             raise
 
-    def _writable(self) -> bool:
-        """Whether SQLite can change the file: write it, and its journal beside it."""
-        return os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
+    def _unwritable(self) -> str | None:
+        """Why SQLite cannot change the file (it writes a journal beside it), or None."""
+        if not os.access(self.path.parent, os.W_OK):
+            return f"the folder {str(self.path.parent)!r} cannot be written to"
+        if self.path.exists() and not os.access(self.path, os.W_OK):
+            return "it cannot be written to"
+        return None
 
     def _version(self) -> int:
         version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
@@ -254,8 +255,8 @@ class StatsStore:
                     reason = f"{file} is a file, not a folder"
                 elif not folder.is_dir():
                     reason = f"there is no folder {str(folder)!r}"
-                elif not self.path.exists() and not os.access(folder, os.W_OK):
-                    reason = f"the folder {str(folder)!r} cannot be written to"
+                elif not self.path.exists() and (unwritable := self._unwritable()):
+                    reason = unwritable
                 else:
                     reason = str(error.strerror if isinstance(error, OSError) else error)
         raise StatsError(f"cannot open statistics file {str(self.path)!r}: {reason}")
