@@ -1039,12 +1039,12 @@ def read_command(image: str, skin_name: str | None, as_json: bool) -> None:
     reading = locate.read_screenshot(picture, vision.load_skins(skin_name))
     if as_json:
         click.echo(json.dumps(_reading_json(reading)))
-        return
-    click.echo(reading.text())
-    if reading.unrecognized:
-        click.echo(f"{plural(len(reading.unrecognized), 'cell')} not recognised (shown as '?'): "
-                   f"{vision.describe(reading)}", err=True)
-    _warn_of_edges(reading)
+    else:
+        click.echo(reading.text())
+        if reading.unrecognized:
+            click.echo(f"{plural(len(reading.unrecognized), 'cell')} not recognised (shown as "
+                       f"'?'): {vision.describe(reading)}", err=True)
+    _warn_of_edges(reading)  # on stderr, as solve --json gives it
 
 
 def _reading_json(reading: vision.Reading) -> dict[str, Any]:
