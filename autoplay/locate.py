@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from autoplay.board import Cell
+from autoplay.board import FLAG, UNKNOWN, Cell
 from autoplay.errors import BoardCut, NoBoardFound
 from autoplay.vision import (
     COARSE,
@@ -154,8 +154,10 @@ def read_screenshot(image: Image, skins: Sequence[Skin], *, place: str = "image"
                         place)
     candidate, skin = found
     _check_whole(image, candidate, skin)
+    covered = np.isin(skin.states[candidate.match.best], (UNKNOWN, FLAG)
+                      ) & candidate.match.recognised()
     return replace(reading_of(candidate.geometry, skin, candidate.match),
-                   edges=edges_reached(image, candidate.geometry))
+                   edges=edges_reached(image, candidate.geometry, skin, covered))
 
 
 def _no_board(image: Image, skins: Sequence[Skin], what: str, tried: str = "",
@@ -264,8 +266,7 @@ def find_cut(image: Image, skin: Skin, geometry: Geometry,
     (``python tools/reading_faults.py margins``).
     """
     pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
-    looks = np.stack([shrink(t.image, pitch_x, pitch_y) for t in skin.templates]
-                     ).astype(np.float32)
+    looks = _looks(skin, pitch_x, pitch_y)
     closed_looks = _closed(skin)
     opened_looks = ~closed_looks & (skin.states != OUTSIDE)
     frame_looks = skin.states == OUTSIDE
@@ -408,16 +409,60 @@ def _is_closer(near: Floats, other: Floats, limits: Floats) -> npt.NDArray[np.bo
     return closer
 
 
-def edges_reached(image: Image, geometry: Geometry) -> tuple[str, ...]:
+def edges_reached(image: Image, geometry: Geometry, skin: Skin,
+                  covered: npt.NDArray[np.bool_]) -> tuple[str, ...]:
     """The edges of the image ("top", "bottom", "left", "right") that the board's cells
-    reach or pass.
+    reach or pass, or that a sliver of a further line of its cells may reach.
 
     Every game draws a frame around its board, so a board flush with the image's edge was
     either cropped to its cells or cut there, at or within a line of cells; and beyond the
-    edge there is no strip to tell the two apart (:func:`find_cut`). A cut board reads as
-    the smaller board the image shows, and what it proves next to the cut may be false.
+    edge there is no strip to tell the two apart (:func:`find_cut`). Nor is there when the
+    image ends in a strip narrower than a cell that is as like the first pixels of a
+    covered cell (of the skin's, or of the board's own ``covered`` cells, flat, row by
+    row) as like the window's frame, and close to them (``_SLIVER_DISTANCE``): many skins
+    start every cell, covered or opened, with the same grid line, so :func:`find_cut`
+    cannot see that covered cells were cut there (``python tools/reading_faults.py past``).
+    Only covered cells and flags count here: the mines a lost game shows are drawn on
+    Ace of Penguins' opened cells, whose grid line closes its board too. A cut board
+    reads as the smaller board the image shows, and what it proves next to the cut may
+    be false.
     """
-    return tuple(side for side, gap in _margins(image, geometry).items() if gap <= 0)
+    sides = []
+    pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
+    is_frame = skin.states == OUTSIDE
+    is_covered = (skin.states == UNKNOWN) | (skin.states == FLAG)
+    for side, gap in _margins(image, geometry).items():
+        if gap >= (pitch_y if side in ("top", "bottom") else pitch_x):
+            continue
+        if gap <= 0:
+            sides.append(side)
+            continue
+        beyond = np.array(list(_beyond(image, geometry, side, gap)), np.float32)
+        if not len(beyond):
+            continue
+        strips = _outwards(_looks(skin, pitch_x, pitch_y), side)[:, :gap]
+        own, _ = _own_strips(image, geometry, side, gap, covered, {})
+        distances = _depth_distances(np.concatenate([strips[is_covered], own]), beyond)
+        near = distances[..., -1].min(axis=0)  # per strip
+        frame = _depth_distances(strips[is_frame], beyond)[..., -1].min(
+            axis=0, initial=np.inf)
+        if ((near < _SLIVER_DISTANCE) & (near <= frame)).any():
+            sides.append(side)
+    return tuple(sides)
+
+
+_SLIVER_DISTANCE = 3.0
+"""A strip at the image's edge this close to the first pixels of a covered cell
+(root-mean-square, 0-255 per channel) may be part of one (:func:`edges_reached`). At 100%
+the cells cut are within a pixel's rounding of the board's own; the frame beside every
+whole fixture, at 75% to 150%, is farther (``python tools/reading_faults.py whole``), and
+so is Ace of Penguins' frame cropped to 4 pixels or more."""
+
+
+def _looks(skin: Skin, pitch_x: int, pitch_y: int) -> Floats:
+    """The skin's templates at the pitch, as floats."""
+    return np.stack([shrink(t.image, pitch_x, pitch_y) for t in skin.templates]
+                    ).astype(np.float32)
 
 
 def _margins(image: Image, geometry: Geometry) -> dict[str, int]:

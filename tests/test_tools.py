@@ -308,7 +308,7 @@ def test_nonogram_times_answers_as_the_solver_does_and_counts_out_of_time_as_the
 
 def test_reading_faults_refuses_an_option_its_sweep_does_not_take() -> None:
     for options, message in ((["whole", "--scale", "0.75"],
-                              "--scale goes with slivers and clipped only, not whole"),
+                              "--scale goes with slivers, clipped and past only, not whole"),
                              (["cut-each", "--seed", "3"], "--seed goes with cuts only")):
         result = subprocess.run([sys.executable, "tools/reading_faults.py", *options], cwd=ROOT,
                                 capture_output=True, text=True, check=False)

@@ -270,6 +270,28 @@ def test_a_board_cut_at_a_line_of_covered_cells_is_refused_or_said_to_reach_the_
         assert (reading.board.width, reading.edges) == (7, ("left",))
 
 
+@pytest.mark.parametrize(("name", "side", "shown"), [
+    ("ace-minesweeper/16x16-lost", "right", 1), ("ace-minesweeper/16x16-lost", "right", 2),
+    ("ace-minesweeper/11x11-counts-3-lost", "bottom", 3), ("ace-minesweeper/8x8-mid", "right", 2),
+    ("xbomb/16x16-mid", "top", 1), ("xdemineur/30x16-new", "bottom", 1)])
+def test_a_sliver_of_a_line_of_cells_at_the_image_edge_is_said_to_reach_it(
+        name: str, side: str, shown: int, skins: dict[str, Skin]) -> None:
+    """A pixel or three of the middle line of cells, holding covered cells (or a flag),
+    beyond the lines kept whole: these skins start every cell, covered or opened, with the
+    same grid line, so nothing there shows whether covered cells were cut. Read as the
+    smaller board in silence, Ace of Penguins' 16x16-lost cut 2 px into its ninth column
+    proved (7, 7) a mine: it is safe."""
+    image, _ = fixture(*name.split("/"))
+    whole = read_screenshot(image, list(skins.values()))
+    lines = whole.geometry.cols if side in ("left", "right") else whole.geometry.rows
+    cells = lines - lines // 2 - shown / (whole.geometry.pitch_x if side in ("left", "right")
+                                          else whole.geometry.pitch_y)
+    reading = read_screenshot(cut_through(image, whole.geometry, side, cells),
+                              list(skins.values()))
+    kept = reading.board.height if side in ("top", "bottom") else reading.board.width
+    assert (kept, reading.edges) == (lines // 2, (side,))
+
+
 @pytest.mark.parametrize(("name", "scale", "side", "shown"), [
     ("gnome-mines/8x8-new", 1.0, "bottom", 0.25), ("xbomb/16x16-new", 1.0, "right", 0.4),
     ("ace-minesweeper/8x8-new", 1.0, "left", 0.6), ("xdemineur/12x9-new", 1.0, "right", 0.25),

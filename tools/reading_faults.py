@@ -11,7 +11,8 @@ a side drawn at random; each is refused as cut, refused otherwise, or read (see
 ``cut-each``: every fixture at each of those scales, cut once, the cut drawn from the
 fixture's name and the scale alone, one line per case: two commits' lines compare case by
 case (in ``cuts`` a board found by one commit and not by the other moves every later draw).
-``whole``: every fixture at those scales, which must not be refused as cut. ``margins``:
+``whole``: every fixture at those scales, which must not be refused as cut nor said to
+reach the image's edge. ``margins``:
 every fixture cropped to its board and :data:`MARGINS` pixels round it, as a user crops a
 screenshot, tallied as for ``borders``. ``slivers``:
 every fixture cut 1 to 4 pixels, a quarter and a half of a cell into its outermost line of
@@ -19,7 +20,9 @@ cells from each side in turn, at each scale of ``cuts``, tallied as for ``cuts``
 reading not refused as cut nor said to reach the edge printed). ``clipped``: likewise,
 every fixture's outermost line of cells shown a quarter, two fifths, three fifths and
 four fifths of a cell deep, the window's frame beyond it moved in, as a window too small
-for its board shows it. ``scales``:
+for its board shows it. ``past``: every fixture cut through its middle line of cells from
+each side in turn, 1 to 4 pixels, a quarter and a half of a cell of that line left showing
+beyond the lines whole, tallied as for ``slivers``. ``scales``:
 every fixture at 75%, 90%, 110% and 150%, each reading tallied as for ``borders``.
 ``phases``: every fixture on a desktop of 150 grey, moved by 0 to 5 pixels each way
 (:data:`SHIFTS`), so that its cells fall on the coarse search's pixels in every phase
@@ -36,6 +39,7 @@ so that two commits' readings and times can be compared case by case.
     python tools/reading_faults.py slivers
     python tools/reading_faults.py slivers --scale 0.75 --scale 1.25
     python tools/reading_faults.py clipped
+    python tools/reading_faults.py past --scale 1
     python tools/reading_faults.py scales
     python tools/reading_faults.py phases
     python tools/reading_faults.py readings > readings.jsonl
@@ -253,12 +257,12 @@ def cut_outcome(cut: Image, path: Path, skins: list[Skin], side: str) -> str:
 
 def cut_reading(reading: Reading, path: Path, side: str) -> str:
     """How a board cut from ``side`` reads: with the warning that it reaches the image's
-    edge, with cells reported, whole (the line cut short shows enough of its cells to read
+    edge there, with cells reported, whole (the line cut short shows enough of its cells to read
     them all, and their middles, where a click goes), as what it shows (the fixture's
     board less the lines cut off, the line next to the cut all opened, so that every count
     beside the cut is whole), silently with covered cells or mines beyond the cut, or
     wrong."""
-    if reading.edges:
+    if side in reading.edges:
         return "read, said to reach the edge"
     if reading.unrecognized:
         return "read, cells reported"
@@ -282,16 +286,22 @@ def cut_reading(reading: Reading, path: Path, side: str) -> str:
 def whole() -> None:
     skins = shipped_skins()
     for scale in SCALES:
-        refused = 0
+        refused = warned = 0
         for path in FIXTURES:
             try:
-                read_screenshot(scaled(picture(path), scale), skins)
+                edges = read_screenshot(scaled(picture(path), scale), skins).edges
             except BoardCut as error:
                 refused += 1
                 print(f"{path.parent.name}/{path.name} at {scale:.0%}: {error}")
             except NoBoardFound:
                 pass
-        print(f"at {scale:.0%}: {refused} of {len(FIXTURES)} refused as cut")
+            else:
+                if edges:
+                    warned += 1
+                    print(f"{path.parent.name}/{path.name} at {scale:.0%}: said to reach the "
+                          f"{', '.join(edges)} edges")
+        print(f"at {scale:.0%}: {refused} of {len(FIXTURES)} refused as cut, {warned} said to "
+              f"reach an edge")
 
 
 def margins() -> None:
@@ -322,6 +332,20 @@ def clipped(scales: Iterable[float]) -> None:
         for shown in CLIPS:
             yield (f"{shown:.0%} of a cell shown at the {side}",
                    clip_inside(image, box, side, round(pitch * (1 - shown))))
+    cut_sweep(scales, cases)
+
+
+def past(scales: Iterable[float]) -> None:
+    """See the module docstring: each fixture cut through its middle line of cells, from
+    each side in turn, a sliver of that line left beyond the lines kept whole, at each of
+    ``scales``."""
+    def cases(image: Image, box: Box, side: str, pitch: float) -> Iterator[tuple[str, Image]]:
+        x0, y0, x1, y1 = box
+        lines = round(((y1 - y0) if side in ("top", "bottom") else (x1 - x0)) / pitch)
+        cut = lines - lines // 2  # the lines cut off, the middle one in part
+        for shown in sorted({*SLIVERS, round(pitch / 4), round(pitch / 2)}):
+            yield (f"{shown} px of the middle line shown at the {side}",
+                   cut_into(image, box, side, round(pitch * cut) - shown))
     cut_sweep(scales, cases)
 
 
@@ -373,18 +397,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("sweep", choices=["borders", "cuts", "cut-each", "whole", "margins",
                                           "scales", "phases", "readings", "slivers",
-                                          "clipped"])
+                                          "clipped", "past"])
     parser.add_argument("--seed", type=int, help=f"cuts: the draw's seed (default {CUTS_SEED})")
     parser.add_argument("--count", type=int, help=f"cuts: how many cases (default {CUTS_COUNT})")
     parser.add_argument("--scale", type=float, action="append",
-                        help="slivers and clipped: this scale only (repeatable; default 1, 0.75, "
-                             "1.25, 1.5)")
+                        help="slivers, clipped and past: this scale only (repeatable; "
+                             "default 1, 0.75, 1.25, 1.5)")
     args = parser.parse_args()
     for option, value, sweeps in (("--seed", args.seed, ["cuts"]),
                                   ("--count", args.count, ["cuts"]),
-                                  ("--scale", args.scale, ["slivers", "clipped"])):
+                                  ("--scale", args.scale, ["slivers", "clipped", "past"])):
         if value is not None and args.sweep not in sweeps:
-            parser.error(f"{option} goes with {' and '.join(sweeps)} only, not {args.sweep}")
+            *others, last = sweeps
+            named = f"{', '.join(others)} and {last}" if others else last
+            parser.error(f"{option} goes with {named} only, not {args.sweep}")
     if args.sweep == "borders":
         borders()
     elif args.sweep == "cuts":
@@ -404,6 +430,8 @@ def main() -> None:
         slivers(args.scale or SCALES)
     elif args.sweep == "clipped":
         clipped(args.scale or SCALES)
+    elif args.sweep == "past":
+        past(args.scale or SCALES)
     else:
         whole()
 
