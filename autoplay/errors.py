@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from autoplay.board import Board
     from autoplay.vision import Reading
 
@@ -14,6 +16,12 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
     """``count`` and its noun, which takes an s unless ``count`` is 1: messages say "1 mine"
     and "2 mines" (``many``: the plural of a noun that takes more than an s)."""
     return f"{count} {noun if count == 1 else many or noun + 's'}"
+
+
+def listed(words: Sequence[str]) -> str:
+    """``words`` as a message lists them: "top, bottom and left"."""
+    *others, last = words
+    return f"{', '.join(others)} and {last}" if others else last
 
 
 class AutoplayError(Exception):

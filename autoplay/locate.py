@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from autoplay.board import FLAG, UNKNOWN, Cell
-from autoplay.errors import BoardCut, NoBoardFound
+from autoplay.errors import BoardCut, NoBoardFound, listed
 from autoplay.vision import (
     COARSE,
     MAX_DISTANCE,
@@ -154,8 +154,7 @@ def read_screenshot(image: Image, skins: Sequence[Skin], *, place: str = "image"
                         place)
     candidate, skin = found
     _check_whole(image, candidate, skin)
-    covered = np.isin(skin.states[candidate.match.best], (UNKNOWN, FLAG)
-                      ) & candidate.match.recognised()
+    covered = _covered(skin)[candidate.match.best] & candidate.match.recognised()
     return replace(reading_of(candidate.geometry, skin, candidate.match),
                    edges=edges_reached(image, candidate.geometry, skin, covered))
 
@@ -227,6 +226,13 @@ def _closed(skin: Skin) -> npt.NDArray[np.bool_]:
     """Which of the skin's templates are of covered cells or mines."""
     closed: npt.NDArray[np.bool_] = (skin.states < 0) & (skin.states != OUTSIDE)
     return closed
+
+
+def _covered(skin: Skin) -> npt.NDArray[np.bool_]:
+    """Which of the skin's templates are of covered cells or flags: of those a game still
+    being played shows, the ones the cells beyond a cut can hide mines under."""
+    covered: npt.NDArray[np.bool_] = np.isin(skin.states, (UNKNOWN, FLAG))
+    return covered
 
 
 def find_cut(image: Image, skin: Skin, geometry: Geometry,
@@ -430,7 +436,7 @@ def edges_reached(image: Image, geometry: Geometry, skin: Skin,
     sides = []
     pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
     is_frame = skin.states == OUTSIDE
-    is_covered = (skin.states == UNKNOWN) | (skin.states == FLAG)
+    looks: Floats | None = None  # the skin's, made once a sliver is found
     for side, gap in _margins(image, geometry).items():
         if gap >= (pitch_y if side in ("top", "bottom") else pitch_x):
             continue
@@ -440,9 +446,10 @@ def edges_reached(image: Image, geometry: Geometry, skin: Skin,
         beyond = np.array(list(_beyond(image, geometry, side, gap)), np.float32)
         if not len(beyond):
             continue
-        strips = _outwards(_looks(skin, pitch_x, pitch_y), side)[:, :gap]
+        looks = _looks(skin, pitch_x, pitch_y) if looks is None else looks
+        strips = _outwards(looks, side)[:, :gap]
         own, _ = _own_strips(image, geometry, side, gap, covered, {})
-        distances = _depth_distances(np.concatenate([strips[is_covered], own]), beyond)
+        distances = _depth_distances(np.concatenate([strips[_covered(skin)], own]), beyond)
         near = distances[..., -1].min(axis=0)  # per strip
         frame = _depth_distances(strips[is_frame], beyond)[..., -1].min(
             axis=0, initial=np.inf)
@@ -474,8 +481,7 @@ def _margins(image: Image, geometry: Geometry) -> dict[str, int]:
 
 def edges_in_words(edges: Sequence[str]) -> str:
     """``("top", "left")`` as "top and left edges", for a message."""
-    *others, last = edges
-    return f"{', '.join(others)} and {last} edges" if others else f"{last} edge"
+    return f"{listed(edges)} {'edges' if len(edges) > 1 else 'edge'}"
 
 
 def _rank(candidate: _Candidate) -> float:

@@ -59,8 +59,8 @@ import cv2
 import numpy as np
 
 from autoplay.board import Board
-from autoplay.errors import BoardCut, NoBoardFound
-from autoplay.locate import read_screenshot
+from autoplay.errors import BoardCut, NoBoardFound, listed
+from autoplay.locate import edges_in_words, read_screenshot
 from autoplay.vision import Image, Reading, Skin, decode_image, load_skins
 
 Box = tuple[int, int, int, int]
@@ -299,7 +299,7 @@ def whole() -> None:
                 if edges:
                     warned += 1
                     print(f"{path.parent.name}/{path.name} at {scale:.0%}: said to reach the "
-                          f"{', '.join(edges)} edges")
+                          f"{edges_in_words(edges)}")
         print(f"at {scale:.0%}: {refused} of {len(FIXTURES)} refused as cut, {warned} said to "
               f"reach an edge")
 
@@ -408,9 +408,7 @@ def main() -> None:
                                   ("--count", args.count, ["cuts"]),
                                   ("--scale", args.scale, ["slivers", "clipped", "past"])):
         if value is not None and args.sweep not in sweeps:
-            *others, last = sweeps
-            named = f"{', '.join(others)} and {last}" if others else last
-            parser.error(f"{option} goes with {named} only, not {args.sweep}")
+            parser.error(f"{option} goes with {listed(sweeps)} only, not {args.sweep}")
     if args.sweep == "borders":
         borders()
     elif args.sweep == "cuts":
