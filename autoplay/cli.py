@@ -759,13 +759,37 @@ def bench_command(suites: tuple[str, ...], repeat: int, as_json: bool) -> None:
         table.add_row(m.suite, m.name, str(m.count), f"{m.median_ms:.2f}",
                       "" if m.reference_ms is None else f"{m.reference_ms:.1f}",
                       "" if m.ratio is None else f"{m.ratio:.0f}x", m.detail)
-    _table_console().print(table)
+    _print_table(_table_console(), table, map(_measurement_in_words, results))
+
+
+def _measurement_in_words(m: benchmarks.Measurement) -> str:
+    """A row of the benchmark table as a paragraph."""
+    reference = "" if m.reference_ms is None else (
+        f", the reference {m.reference_ms:.1f} ms ({m.ratio:.0f}x)")
+    return (f"{m.suite}: {m.name}, {plural(m.count, 'item')}: {m.median_ms:.2f} ms"
+            f"{reference}{'; ' if m.detail else ''}{m.detail}")
 
 
 def _table_console() -> Console:
-    """A console at least 180 columns wide, so that a table piped to a file or a pager is
-    not cut to the 80 columns rich takes for anything but a terminal."""
-    return Console(width=max(180, shutil.get_terminal_size().columns))
+    """A terminal's console, or for a file or a pager one at least 180 columns wide, so that
+    a table piped there is not cut to the 80 columns rich takes for anything but a
+    terminal."""
+    console = Console(highlight=False)
+    return console if console.is_terminal else Console(
+        highlight=False, width=max(180, shutil.get_terminal_size().columns))
+
+
+def _print_table(console: Console, table: Table, rows_in_words: Iterable[str]) -> None:
+    """The table, or in a terminal too narrow for it its title and rows in words, a
+    paragraph each: rich would squeeze the columns that may not wrap to nothing."""
+    if console.measure(table, options=console.options.update_width(10_000)).maximum <= (
+            console.width):
+        console.print(table)
+        return
+    console.print(table.title)
+    for paragraph in rows_in_words:
+        console.print(f"\n{paragraph}")
+    console.print()
 
 
 _SOLUTION_COUNTS = {"none": "no solution", "one": "one solution: it is unique",
@@ -872,17 +896,21 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
         click.echo(json.dumps({"preset": preset} | summary.as_dict()
                               | {"seed": seed, "workers": workers, "db": str(path)}))
         return
+    click.echo(f"{summary.configuration}, seed {seed}\n{_summary_in_words(summary)}\n"
+               f"recorded in {path}")
+
+
+def _summary_in_words(summary: Summary) -> str:
+    """A summary's figures as two lines of prose, for ``sim`` and for a terminal too narrow
+    for the table."""
     low, high = summary.ci95
     speed = summary.three_bv_per_second
-    click.echo(f"{summary.configuration}, seed {seed}\n"
-               f"won {summary.wins} of {plural(summary.games, 'game')}: "
-               f"{100 * summary.win_rate:.1f}% "
-               f"(95% interval {100 * low:.1f}-{100 * high:.1f}%), "
-               f"{summary.guesses_per_game:.2f} guesses per game\n"
-               f"{1000 * summary.median_seconds:.1f} ms per game (median), "
-               f"{1000 * summary.seconds_per_game:.1f} ms mean"
-               + ("" if speed is None else f", {speed:.0f} 3BV/s in won games")
-               + f"\nrecorded in {path}")
+    return (f"won {summary.wins} of {plural(summary.games, 'game')}: "
+            f"{100 * summary.win_rate:.1f}% (95% interval {100 * low:.1f}-{100 * high:.1f}%), "
+            f"{summary.guesses_per_game:.2f} guesses per game\n"
+            f"{1000 * summary.median_seconds:.1f} ms per game (median), "
+            f"{1000 * summary.seconds_per_game:.1f} ms mean"
+            + ("" if speed is None else f", {speed:.0f} 3BV/s in won games"))
 
 
 def _cores() -> int:
@@ -965,6 +993,24 @@ def _summary_table(summaries: list[Summary], title: str) -> Table:
     return table
 
 
+def _row_in_words(summary: Summary) -> str:
+    """A row of the summary table as a paragraph."""
+    return f"{summary.configuration}\n{_summary_in_words(summary)}"
+
+
+def _comparison_in_words(comparison: Comparison) -> str:
+    """A row of the comparison table as a paragraph."""
+    low, high = comparison.ci95
+    first, second = comparison.strategies
+    rate_first, rate_second = (f"{100 * wins / comparison.games:.1f}%"
+                               for wins in comparison.wins)
+    return (f"{comparison.configuration.game}, {plural(comparison.games, 'game')}: {first} "
+            f"won {rate_first}, {second} {rate_second}, a difference of "
+            f"{100 * comparison.difference:+.1f} points (95% interval {100 * low:+.1f} to "
+            f"{100 * high:+.1f}); {comparison.only[0]} won by {first} alone, "
+            f"{comparison.only[1]} by {second} alone")
+
+
 def _comparison_table(comparisons: list[Comparison]) -> Table:
     """Strategies side by side on the same seeds."""
     table = Table(title="strategies on the same games (same seeds)")
@@ -1014,12 +1060,14 @@ def stats_command(db: Path | None, as_json: bool, plot: Path | None) -> None:
         click.echo(f"no games recorded in {path}")
         return
     console = _table_console()
-    console.print(_summary_table(summaries, f"{len(games) + replays} games recorded in {path}"))
+    _print_table(console, _summary_table(summaries, f"{len(games) + replays} games recorded in "
+                                                    f"{path}"), map(_row_in_words, summaries))
     if replays:
         console.print(f"{plural(replays, 'game')} replayed a seed already played in the same "
                       f"configuration: the same deal, counted once (its first play)")
     if comparisons:
-        console.print(_comparison_table(comparisons))
+        _print_table(console, _comparison_table(comparisons),
+                     map(_comparison_in_words, comparisons))
     if plot is not None:
         click.echo(f"plot saved to {plot}")
 
@@ -1285,8 +1333,8 @@ def demo_command(game_name: str, preset: str, games: int, flag_mines: bool, spee
         click.echo(json.dumps({"game": game_name, "preset": preset} | summary.as_dict()
                               | {"db": str(db or default_path())}))
         return
-    _table_console().print(_summary_table(
+    _print_table(_table_console(), _summary_table(
         [summary], f"autoplay demo: {game_name}, {preset} ({level.width}x{level.height}/"
-                   f"{level.mines})"))
+                   f"{level.mines})"), [_row_in_words(summary)])
     if record_path is not None:
         click.echo(f"recording saved to {record_path}")

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pty
+import re
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -30,6 +35,31 @@ def run_python(*args: str, display: str | None = None, group: bool = False
                                 process_group=0 if group else None)
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def run_in_terminal(*args: str, columns: int) -> str:
+    """What ``autoplay ARGS`` shows in a terminal ``columns`` wide (a pseudo-terminal),
+    without its colours and styles."""
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    process = subprocess.Popen([sys.executable, "-m", "autoplay", *args], stdin=follower,
+                               stdout=follower, stderr=follower, env=env | {"TERM": "xterm"})
+    os.close(follower)
+    shown = bytearray()
+    while chunk := _read(leader):
+        shown += chunk
+    os.close(leader)
+    process.wait(timeout=60)
+    return re.sub(r"\x1b\[[0-9;]*m", "", shown.decode()).replace("\r\n", "\n")
+
+
+def _read(leader: int) -> bytes:
+    """The next bytes a pseudo-terminal shows; none once its process has closed it."""
+    try:
+        return os.read(leader, 65536)
+    except OSError:  # EIO: every process holding the terminal has ended
+        return b""
 
 
 def wait_until_busy(process: subprocess.Popen[str], seconds: float) -> None:

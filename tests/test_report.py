@@ -23,6 +23,7 @@ from autoplay.report import (
     wilson_interval,
 )
 from autoplay.stats import GameRecord, StatsStore
+from tests.processes import run_in_terminal
 
 
 @pytest.mark.parametrize(("wins", "games", "low", "high"), [
@@ -130,6 +131,38 @@ def test_stats_table_and_plot(stats_path: Path, tmp_path: Path) -> None:
         ["simulator", "9x9/10", "kaboom", "safe at (0, 0)", "lookahead", "1", "100.0%"]]
     assert result.output.endswith(f"plot saved to {image}\n")
     assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_stats_fits_the_terminal(stats_path: Path) -> None:
+    """A terminal too narrow for the tables gets their rows in words, not squeezed columns."""
+    games = [_game(True), _game(False), _game(True, rules="kaboom")]
+    _record(stats_path, [*games, dataclasses.replace(games[0], strategy="lowest-probability"),
+                         dataclasses.replace(games[1], strategy="lowest-probability")])
+    narrow, wide = (run_in_terminal("stats", "--db", str(stats_path), columns=columns)
+                    for columns in (80, 200))
+    assert max(map(len, narrow.splitlines())) <= 80
+    paragraphs = [" ".join(line.strip() for line in paragraph.splitlines())
+                  for paragraph in narrow.split("\n\n")]
+    assert paragraphs == [
+        f"5 games recorded in {stats_path}",
+        ("9x9/10 standard, first click safe at (0, 0), lookahead guesses "
+        "won 1 of 2 games: 50.0% (95% interval 9.5-90.5%), 1.00 guesses per game "
+        "100.0 ms per game (median), 100.0 ms mean, 120 3BV/s in won games"),
+        ("9x9/10 standard, first click safe at (0, 0), lowest-probability guesses "
+        "won 1 of 2 games: 50.0% (95% interval 9.5-90.5%), 1.00 guesses per game "
+        "100.0 ms per game (median), 100.0 ms mean, 120 3BV/s in won games"),
+        ("9x9/10 kaboom, first click safe at (0, 0), lookahead guesses "
+        "won 1 of 1 game: 100.0% (95% interval 20.7-100.0%), 1.00 guesses per game "
+        "100.0 ms per game (median), 100.0 ms mean, 120 3BV/s in won games"),
+        "strategies on the same games (same seeds)",
+        ("9x9/10 standard, first click safe at (0, 0), 2 games: lookahead won 50.0%, "
+        "lowest-probability 50.0%, a difference of +0.0 points (95% interval -57.3 to "
+        "+57.3); 0 won by lookahead alone, 0 by lowest-probability alone"), ""]
+    assert max(map(len, wide.splitlines())) <= 200
+    assert [line.split("│")[1:6] for line in wide.splitlines() if "│ sim" in line] == [
+        [" simulator ", " 9x9/10 ", " standard ", " safe at (0, 0) ", " lookahead          "],
+        [" simulator ", " 9x9/10 ", " standard ", " safe at (0, 0) ", " lowest-probability "],
+        [" simulator ", " 9x9/10 ", " kaboom   ", " safe at (0, 0) ", " lookahead          "]]
 
 
 def test_stats_of_an_empty_file(stats_path: Path) -> None:
