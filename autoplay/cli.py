@@ -486,8 +486,10 @@ def _warn_of_edges(reading: vision.Reading) -> None:
 
 
 def _decode_image(data: bytes, source: str) -> vision.Image:
-    """Decode an image file, with the C libraries' own error output silenced: libpng
-    prints a line of its own for a damaged PNG, and the error raised already says so."""
+    """Decode an image file unless its header declares too many pixels, with the C
+    libraries' own error output silenced: libpng prints a line of its own for a damaged
+    PNG, and the error raised already says so."""
+    locate.check_declared_size(data)
     sys.stderr.flush()
     saved = os.dup(2)
     try:

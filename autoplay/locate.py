@@ -11,10 +11,12 @@ to where its cells match their templates, its edges moved to the board's.
 from __future__ import annotations
 
 import functools
+import io
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import cv2
 import numpy as np
@@ -118,8 +120,33 @@ def check_size(image: Image) -> None:
     """:raises NoBoardFound: when ``image`` is larger than :data:`MAX_PIXELS`."""
     height, width = image.shape[:2]
     if width * height > MAX_PIXELS:
-        raise NoBoardFound(f"the {width}x{height} image is larger than autoplay searches for a "
-                           f"board ({MAX_PIXELS // 1_000_000} megapixels): crop it to the game")
+        _refuse(f"the {width}x{height} image")
+
+
+def check_declared_size(data: bytes) -> None:
+    """Refuse an image file from its header, before it is decoded: a few kilobytes of PNG
+    can declare a gigapixel, and decoding 25000x25000 took 12 s and 3.75 GB.
+
+    :raises NoBoardFound: when the header declares more than :data:`MAX_PIXELS`.
+    """
+    from PIL import Image as Picture  # only for images read from files
+
+    with warnings.catch_warnings():  # of a damaged header, which decoding names in one line
+        warnings.simplefilter("ignore")
+        try:
+            with Picture.open(io.BytesIO(data)) as picture:
+                width, height = picture.size
+        except Picture.DecompressionBombError:  # past Pillow's own limit, far past ours,
+            _refuse("the image")  # which does not tell the size
+        except (OSError, ValueError):  # a header Pillow cannot read: decoding says why
+            return
+    if width * height > MAX_PIXELS:
+        _refuse(f"the {width}x{height} image")
+
+
+def _refuse(image: str) -> NoReturn:
+    raise NoBoardFound(f"{image} is larger than autoplay searches for a board "
+                       f"({MAX_PIXELS // 1_000_000} megapixels): crop it to the game")
 
 
 def locate_board(image: Image, skin: Skin) -> Geometry:

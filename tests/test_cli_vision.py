@@ -17,6 +17,7 @@ from click.testing import CliRunner, Result
 
 from autoplay.board import Board, Cell
 from autoplay.cli import cli
+from autoplay.errors import UnreadableImage
 from autoplay.locate import locate_board
 from autoplay.vision import SHIPPED_SKINS, decode_image, load_skins
 
@@ -201,16 +202,22 @@ def test_a_truncated_image_is_one_error_line(tmp_path: Path) -> None:
         assert result.stderr == f"Error: {cut} is a damaged or truncated image\n"
 
 
-def test_an_image_claiming_a_gigapixel_is_one_error_line(tmp_path: Path) -> None:
-    """68 bytes whose PNG header says 100000x100000: OpenCV refuses with an exception of its
-    own rather than by returning nothing."""
+@pytest.mark.parametrize(("width", "height", "what"), [
+    (100_000, 100_000, "the image"),
+    (12_000, 9_000, "the 12000x9000 image"), (10_000, 4_001, "the 10000x4001 image")])
+def test_an_image_declaring_too_many_pixels_is_refused_before_it_is_decoded(
+        width: int, height: int, what: str, tmp_path: Path) -> None:
+    """A PNG header of a few bytes may declare a gigapixel: refused from the header, which
+    Pillow reads, rather than after OpenCV has decoded it (25000x25000 took 12 s and 3.75 GB)
+    or given up (beyond its own limit of a gigapixel). Past Pillow's limit the header's size
+    is not told."""
     def chunk(kind: bytes, data: bytes) -> bytes:
         return (struct.pack(">I", len(data)) + kind + data
                 + struct.pack(">I", zlib.crc32(kind + data)))
 
     bomb = tmp_path / "bomb.png"
     bomb.write_bytes(b"\x89PNG\r\n\x1a\n"
-                     + chunk(b"IHDR", struct.pack(">IIBBBBB", 100_000, 100_000, 8, 2, 0, 0, 0))
+                     + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
                      + chunk(b"IDAT", zlib.compress(bytes(16))) + chunk(b"IEND", b""))
     board = tmp_path / "board.txt"
     board.write_text("?1\n")
@@ -218,8 +225,12 @@ def test_an_image_claiming_a_gigapixel_is_one_error_line(tmp_path: Path) -> None
                  ("skin", "learn", str(bomb), "--board", str(board), "--name", "bomb")):
         result = run(*args)
         assert (result.exit_code, result.stdout) == (1, "")
-        assert result.stderr == (f"Error: {bomb} cannot be decoded: it is damaged, or its "
-                                 "header claims more pixels than OpenCV decodes\n")
+        assert result.stderr == (f"Error: {what} is larger than autoplay searches for a board "
+                                 "(40 megapixels): crop it to the game\n")
+    if width * height > 2**30:  # and decoded all the same, OpenCV refuses it
+        with pytest.raises(UnreadableImage, match="its header claims more pixels than OpenCV "
+                                                  "decodes"):
+            decode_image(bomb.read_bytes())
 
 
 def test_a_file_that_is_not_an_image_is_one_error_line(tmp_path: Path) -> None:
