@@ -71,6 +71,17 @@ class GameRecord:
     finished: datetime.datetime | None = None
     """When it was stored (UTC); set by :meth:`StatsStore.record`."""
 
+    def __post_init__(self) -> None:
+        """:raises ValueError: for a game no board could hold, which would show in
+        ``autoplay stats`` as a configuration of its own."""
+        if self.mines is not None and self.mines >= self.width * self.height:
+            raise ValueError(f"{self.mines} mines leave no safe cell on a "
+                             f"{self.width}x{self.height} board")
+        if self.first_cell is not None and not (self.first_cell.row < self.height
+                                                and self.first_cell.col < self.width):
+            raise ValueError(f"the first cell {tuple(self.first_cell)} is off the "
+                             f"{self.width}x{self.height} board")
+
     @classmethod
     def of(cls, result: GameResult, *, source: str, width: int, height: int, mines: int | None,
            rules: str, first_click: str, seed: int | None, three_bv: int | None) -> GameRecord:

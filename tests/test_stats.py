@@ -21,26 +21,30 @@ from autoplay.board import Cell
 from autoplay.sim import SimConfig, game_seed, play_sim
 from autoplay.stats import _MIGRATIONS, GameRecord, StatsError, StatsStore
 
-records = st.builds(
-    GameRecord,
-    source=st.sampled_from(["simulator", "gnome-mines", "xdemineur: classic skin"]),
-    width=st.integers(1, 100), height=st.integers(1, 100), mines=st.integers(0, 999),
-    rules=st.sampled_from(["standard", "kaboom"]), first_click=st.sampled_from(["safe",
-                                                                                "opening"]),
-    first_cell=st.none() | st.builds(Cell, st.integers(0, 99), st.integers(0, 99)),
-    seed=st.none() | st.integers(0, 2**63 - 1), won=st.booleans(),
-    clicks=st.integers(0, 10_000),
-    guesses=st.lists(st.floats(0, 1, exclude_max=True), max_size=30).map(tuple),
-    seconds=st.floats(0, 1e5),
-    three_bv=st.none() | st.integers(0, 10_000),
-    strategy=st.sampled_from(["lookahead", "lowest-probability"]))
+
+@st.composite
+def records(draw: st.DrawFn) -> GameRecord:
+    """Any game a board can hold."""
+    width, height = draw(st.integers(1, 100)), draw(st.integers(1, 100))
+    return GameRecord(
+        source=draw(st.sampled_from(["simulator", "gnome-mines", "xdemineur: classic skin"])),
+        width=width, height=height, mines=draw(st.none() | st.integers(0, width * height - 1)),
+        rules=draw(st.sampled_from(["standard", "kaboom"])),
+        first_click=draw(st.sampled_from(["safe", "opening", "none"])),
+        first_cell=draw(st.none() | st.builds(Cell, st.integers(0, height - 1),
+                                              st.integers(0, width - 1))),
+        seed=draw(st.none() | st.integers(0, 2**63 - 1)), won=draw(st.booleans()),
+        clicks=draw(st.integers(0, 10_000)),
+        guesses=tuple(draw(st.lists(st.floats(0, 1, exclude_max=True), max_size=30))),
+        seconds=draw(st.floats(0, 1e5)), three_bv=draw(st.none() | st.integers(0, 10_000)),
+        strategy=draw(st.sampled_from(["lookahead", "lowest-probability"])))
 
 A_GAME = GameRecord("simulator", 9, 9, 10, "standard", "safe", None, 1, True, 5, (0.1,), 0.5, 3,
                     "lookahead")
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(records, max_size=5))
+@given(st.lists(records(), max_size=5))
 def test_games_come_back_as_recorded(tmp_path_factory: pytest.TempPathFactory,
                                      games: list[GameRecord]) -> None:
     path = tmp_path_factory.mktemp("stats") / "stats.sqlite3"
@@ -246,6 +250,10 @@ def test_a_device_or_a_pipe_is_not_taken_for_a_statistics_file(tmp_path: Path,
     ("first_row", "a", "first_row 'a' is not a whole number"),
     ("first_row", -3, "first_row -3 is under 0"),  # shown as "safe at (-3, 7)"
     ("first_col", None, r"the first cell \(4, None\) is half given"),
+    ("mines", 100_000, "100000 mines leave no safe cell on a 9x9 board"),
+    ("mines", 81, "81 mines leave no safe cell on a 9x9 board"),
+    ("first_row", 9, r"the first cell \(9, 7\) is off the 9x9 board"),
+    ("first_col", 9, r"the first cell \(4, 9\) is off the 9x9 board"),
     ("source", b"A", "source b'A' is not text"),
     ("result", "drawn", "result 'drawn' is neither won nor lost"),
     ("guess_probabilities", "[true]", "not a list of probabilities"),
@@ -265,6 +273,13 @@ def test_a_damaged_row_is_named(stats_path: Path, column: str, value: object, wh
     with (StatsStore(stats_path) as store,
           pytest.raises(StatsError, match=f"game {second} is damaged.*{why}")):
         list(store.games())
+
+
+def test_a_game_no_board_could_hold_is_refused() -> None:
+    with pytest.raises(ValueError, match="^81 mines leave no safe cell on a 9x9 board$"):
+        dataclasses.replace(A_GAME, mines=81)
+    with pytest.raises(ValueError, match=r"^the first cell \(2, 9\) is off the 9x9 board$"):
+        dataclasses.replace(A_GAME, first_cell=Cell(2, 9))
 
 
 def test_a_game_too_short_to_time_has_no_speed() -> None:
