@@ -384,7 +384,7 @@ def _about_screenshot(reading: vision.Reading, mines: int | None, board: Board
     source = ("option" if mines is not None else "level" if board.mines is not None
               else None)
     return {"screenshot": {"skin": reading.skin, "edges": list(reading.edges),
-                           "mines_from": source}}
+                           "others": _others_json(reading), "mines_from": source}}
 
 
 def _screenshot_mines(reading: vision.Reading, mines: int | None, quiet: bool) -> int | None:
@@ -477,12 +477,16 @@ def _read_screenshot(data: bytes, source: str, skin_name: str | None, allow_unkn
 
 
 def _warn_of_edges(reading: vision.Reading) -> None:
-    """Say which edges of the image the board reaches (see :attr:`vision.Reading.edges`)."""
+    """Say which edges of the image the board reaches (see :attr:`vision.Reading.edges`),
+    and which other boards the image shows (:attr:`vision.Reading.others`)."""
     if reading.edges:
         click.echo(f"warning: the board reaches the image's "
                    f"{locate.edges_in_words(reading.edges)}: if the image cuts it there, "
                    f"cells beyond are not shown, and what is proven next to the cut may be "
                    f"false", err=True)
+    if reading.others:
+        click.echo(f"warning: the image shows {locate.others_in_words(reading)}: crop the "
+                   f"image to the board to read", err=True)
 
 
 def _decode_image(data: bytes, source: str) -> vision.Image:
@@ -1110,7 +1114,16 @@ def _reading_json(reading: vision.Reading) -> dict[str, Any]:
         "closest": [{"cell": [u.cell.row, u.cell.col], "label": u.closest,
                      "distance": u.distance} for u in reading.unrecognized],
         "edges": list(reading.edges),
+        "others": _others_json(reading),
     }
+
+
+def _others_json(reading: vision.Reading) -> list[dict[str, Any]]:
+    """The other boards a reading met: skin, size and where (as the board's own)."""
+    return [{"skin": skin, "rows": geometry.rows, "cols": geometry.cols,
+             "origin": [round(geometry.left, 2), round(geometry.top, 2)],
+             "pitch": [round(geometry.pitch_x, 3), round(geometry.pitch_y, 3)]}
+            for skin, geometry in reading.others]
 
 
 @cli.group("skin")

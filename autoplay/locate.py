@@ -162,8 +162,9 @@ def locate_board(image: Image, skin: Skin) -> Geometry:
     found = _find(image, [skin])
     if found is None:
         raise _no_board(image, [skin], f"no {skin.name} board")
-    _check_whole(image, *found)
-    return found[0].geometry
+    candidate, _, _ = found
+    _check_whole(image, candidate, skin)
+    return candidate.geometry
 
 
 def read_screenshot(image: Image, skins: Sequence[Skin], *, place: str = "image") -> Reading:
@@ -179,11 +180,13 @@ def read_screenshot(image: Image, skins: Sequence[Skin], *, place: str = "image"
         names = ", ".join(skin.name for skin in skins)
         raise _no_board(image, skins, "no Minesweeper board", f" (skins tried: {names})",
                         place)
-    candidate, skin = found
+    candidate, skin, others = found
     _check_whole(image, candidate, skin)
     covered = _covered(skin)[candidate.match.best] & candidate.match.recognised()
     return replace(reading_of(candidate.geometry, skin, candidate.match),
-                   edges=edges_reached(image, candidate.geometry, skin, covered))
+                   edges=edges_reached(image, candidate.geometry, skin, covered),
+                   others=tuple((other_skin.name, other.geometry)
+                                for other, other_skin in others))
 
 
 def _no_board(image: Image, skins: Sequence[Skin], what: str, tried: str = "",
@@ -511,6 +514,18 @@ def edges_in_words(edges: Sequence[str]) -> str:
     return f"{listed(edges)} {'edges' if len(edges) > 1 else 'edge'}"
 
 
+def others_in_words(reading: Reading) -> str:
+    """The other boards a reading met, as "another board, xbomb 16x16 at x=656, y=49, besides
+    the gnome-mines 8x8 at x=34, y=89, which is read", for a warning."""
+    def board(skin: str, geometry: Geometry) -> str:
+        return (f"{skin} {geometry.cols}x{geometry.rows} at x={round(geometry.left)}, "
+                f"y={round(geometry.top)}")
+
+    others = [board(*other) for other in reading.others]
+    return (f"{'another board' if len(others) == 1 else 'other boards'}, {listed(others)}, "
+            f"besides the {board(reading.skin, reading.geometry)}, which is read")
+
+
 def _rank(candidate: _Candidate) -> float:
     """Better boards cover more of the image with recognised cells (a lattice of half the
     pitch on a board can hold more cells, but never more area), matched more closely."""
@@ -519,8 +534,10 @@ def _rank(candidate: _Candidate) -> float:
             * (1 - candidate.distance / MAX_DISTANCE))
 
 
-def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None:
-    """The best board of any of the skins in the image, and its skin; or None.
+def _find(image: Image, skins: Sequence[Skin]
+          ) -> tuple[_Candidate, Skin, list[tuple[_Candidate, Skin]]] | None:
+    """The best board of any of the skins in the image, its skin and the other boards the
+    search met (see :func:`_others`); or None.
 
     A board at one of its skin's own scales matches almost exactly, and is taken at once
     (the best such, if several skins find one). The skins whose covered cells show are
@@ -545,13 +562,14 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
     coarse = _Coarse(image)
     found: list[tuple[_Candidate, Skin]] = []
     for group in _in_order(coarse, skins):
-        found += [(max(candidates, key=_rank), skin) for skin in group for scale in skin.scales
-                  if (candidates := _settled(image, skin, [
+        found += [(candidate, skin) for skin in group for scale in skin.scales
+                  for candidate in _settled(image, skin, [
                       (weight, _on_pixels(lattice, skin, scale)) for weight, lattice
-                      in _seed_lattices(coarse, skin, scale)], snapped=True))]
+                      in _seed_lattices(coarse, skin, scale)], snapped=True)]
         exact = [(candidate, skin) for candidate, skin in found if candidate.is_exact()]
         if exact:
-            return max(exact, key=lambda pair: _rank(pair[0]))
+            candidate, skin = max(exact, key=lambda pair: _rank(pair[0]))
+            return candidate, skin, _others(candidate, found)
     rough = {skin: [lattice for lattice in _promising(coarse, skin, _DISPLAY_SCALES)
                     if _is_display_pitch(lattice[1], skin, _ROUGH_PITCH)] for skin in skins}
     settled = {skin: _settled(image, skin, rough[skin]) for skin in skins}
@@ -565,7 +583,30 @@ def _find(image: Image, skins: Sequence[Skin]) -> tuple[_Candidate, Skin] | None
     if not found:
         return None
     candidate, skin = max(found, key=lambda pair: _rank(pair[0]))
-    return _extend(image, skin, candidate), skin
+    board = _extend(image, skin, candidate)
+    return board, skin, _others(board, found)
+
+
+def _others(board: _Candidate, found: list[tuple[_Candidate, Skin]]
+            ) -> list[tuple[_Candidate, Skin]]:
+    """The boards among ``found`` apart from ``board``, best first: every cell recognised
+    closely, and no two overlapping. The search stops at the first board matched exactly,
+    so a second board is met only when its skin was searched by then (two games of one
+    skin, say), and the reading may not name it."""
+    others: list[tuple[_Candidate, Skin]] = []
+    for candidate, skin in sorted(found, key=lambda pair: -_rank(pair[0])):
+        if (candidate.is_complete() and candidate.distance < _CLOSE
+                and not any(_overlap(candidate.geometry, kept.geometry)
+                            for kept in [board, *(other for other, _ in others)])):
+            others.append((candidate, skin))
+    return others
+
+
+def _overlap(one: Geometry, other: Geometry) -> bool:
+    left, top, right, bottom = one.box()
+    other_left, other_top, other_right, other_bottom = other.box()
+    return (left < other_right and other_left < right and top < other_bottom
+            and other_top < bottom)
 
 
 @functools.cache

@@ -863,6 +863,9 @@ def find_game(screen: Screen, search: Region, skins: list[Skin], *, mines: int |
                 raise DesktopError(f"the {reading.skin} board kept changing for "
                                    f"{timeout + _SETTLE:.0f} s")
         time.sleep(0.1)
+    if reading.others:
+        log.warning("the area of the screen searched shows %s (--region narrows the search)",
+                    locate.others_in_words(reading))
     skin = next(skin for skin in skins if skin.name == reading.skin)
     geometry = reading.geometry.moved(search.left, search.top)
     placed = Reading(reading.board, geometry, reading.skin)

@@ -423,6 +423,9 @@ class Reading:
     """The image's edges ("top", "bottom", "left", "right") that the board's cells reach:
     nothing shows whether the board goes on past them
     (see :func:`autoplay.locate.edges_reached`)."""
+    others: tuple[tuple[str, Geometry], ...] = ()
+    """Other boards the search met in the image (skin name and where), not read: the
+    best board is read. The search stops early, so it may miss some."""
 
     def is_complete(self) -> bool:
         """True when every cell was recognised."""

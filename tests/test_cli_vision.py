@@ -78,10 +78,42 @@ def test_a_board_that_reaches_the_images_edge_is_read_with_a_warning(tmp_path: P
     for extra in ([], ["--layout"], ["--count"]):  # a JSON report says so too
         report = json.loads(run("solve", "--json", *extra, str(cut)).stdout)
         assert report["screenshot"] == {"skin": "sgt-mines", "edges": ["right"],
-                                        "mines_from": None}
+                                        "others": [], "mines_from": None}
     tight = tmp_path / "tight.png"
     cv2.imwrite(str(tight), image[y0:y1, x0:x1])
     assert "the image's top, bottom, left and right edges" in run("read", str(tight)).stderr
+
+
+@pytest.mark.parametrize(("left", "right", "read", "other"), [
+    ("sgt-mines/9x9-mid", "sgt-mines/16x16-mid", "sgt-mines/16x16-mid",
+     ("sgt-mines", 9, 9, 30, 75)),
+    ("gnome-mines/8x8-mid", "xbomb/16x16-mid", "gnome-mines/8x8-mid",
+     ("xbomb", 16, 16, 656, 49))])
+def test_a_second_board_in_the_image_is_named(left: str, right: str, read: str,
+                                              other: tuple[str, int, int, int, int],
+                                              tmp_path: Path) -> None:
+    """Two windows side by side: the better board is read, and the other named, as the
+    search met it (it stops at the first board matched exactly, so it may not)."""
+    first, second = (cv2.imread(str(SCREENSHOTS / f"{name}.png")) for name in (left, right))
+    height = max(first.shape[0], second.shape[0]) + 40
+    both = np.full((height, first.shape[1] + 40 + second.shape[1], 3), 60, np.uint8)
+    both[20:20 + first.shape[0], :first.shape[1]] = first
+    both[20:20 + second.shape[0], first.shape[1] + 40:] = second
+    path = tmp_path / "both.png"
+    cv2.imwrite(str(path), both)
+    skin, cols, rows, x, y = other
+    result = run("read", str(path))
+    assert (result.exit_code, result.stdout) == (0, truth(SCREENSHOTS / f"{read}.png"))
+    assert result.stderr.startswith(f"warning: the image shows another board, {skin} "
+                                    f"{cols}x{rows} at x={x}, y={y}, besides the "
+                                    f"{read.replace('/', ' ').split('-mid')[0]} at x=")
+    assert result.stderr.endswith(", which is read: crop the image to the board to read\n")
+    as_json = json.loads(run("read", "--json", str(path)).stdout)
+    assert [(o["skin"], o["cols"], o["rows"], *o["origin"]) for o in as_json["others"]] == [
+        other]
+    solved = run("solve", "--json", str(path))
+    assert json.loads(solved.stdout)["screenshot"]["others"] == as_json["others"]
+    assert solved.stderr == result.stderr
 
 
 def test_read_with_a_forced_skin_and_an_unknown_one() -> None:

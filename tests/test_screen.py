@@ -256,6 +256,22 @@ def test_a_game_over_on_the_screen_is_not_recorded_a_new_one_is_played(
     assert second.clicks > 0 and second.seconds > 0
 
 
+def test_a_second_game_on_the_screen_is_named(xvfb: str, screen: Screen,
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    """Two games side by side: the larger board is played, and the other named."""
+    with (launch_game("sgt-mines", xvfb, ["16x16n40"]) as sgt_mines,
+          launch_game("xdemineur", xvfb, ["-geometry", "12x9", "-m", "15"]) as xdemineur):
+        sgt_mines.place(0, 0)
+        xdemineur.place(sgt_mines.region().width + 40, 0)
+        with caplog.at_level(logging.WARNING, logger="autoplay.screen"):
+            game = find_game(screen, screen.search_area(), load_skins(), timeout=5)
+    assert (game.skin.name, game.geometry.cols, game.geometry.rows) == ("sgt-mines", 16, 16)
+    assert [record.getMessage() for record in caplog.records] == [
+        ("the area of the screen searched shows another board, xdemineur 12x9 at x=436, "
+         "y=81, besides the sgt-mines 16x16 at x=30, y=55, which is read (--region narrows "
+         "the search)")]
+
+
 def test_a_mine_count_the_board_cannot_hold_is_refused_before_a_click(
         xvfb: str, screen: Screen) -> None:
     with launch_game("sgt-mines", xvfb, ["9x9n10"]):

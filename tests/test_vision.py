@@ -87,6 +87,7 @@ def test_fixture_reads_exactly(path: Path, skins: dict[str, Skin]) -> None:
     assert reading.skin == path.parent.name
     assert reading.unrecognized == ()
     assert reading.edges == ()  # every window has a frame, if only a pixel wide
+    assert reading.others == ()
     assert str(reading.board) == str(truth)
 
 

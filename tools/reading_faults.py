@@ -11,8 +11,8 @@ a side drawn at random; each is refused as cut, refused otherwise, or read (see
 ``cut-each``: every fixture at each of those scales, cut once, the cut drawn from the
 fixture's name and the scale alone, one line per case: two commits' lines compare case by
 case (in ``cuts`` a board found by one commit and not by the other moves every later draw).
-``whole``: every fixture at those scales, which must not be refused as cut nor said to
-reach the image's edge. ``margins``:
+``whole``: every fixture at those scales, which must not be refused as cut, said to
+reach the image's edge nor to show another board. ``margins``:
 every fixture cropped to its board and :data:`MARGINS` pixels round it, as a user crops a
 screenshot, tallied as for ``borders``. ``slivers``:
 every fixture cut 1 to 4 pixels, a quarter and a half of a cell into its outermost line of
@@ -60,7 +60,7 @@ import numpy as np
 
 from autoplay.board import Board
 from autoplay.errors import BoardCut, NoBoardFound, listed
-from autoplay.locate import edges_in_words, read_screenshot
+from autoplay.locate import edges_in_words, others_in_words, read_screenshot
 from autoplay.vision import Image, Reading, Skin, decode_image, load_skins
 
 Box = tuple[int, int, int, int]
@@ -286,22 +286,26 @@ def cut_reading(reading: Reading, path: Path, side: str) -> str:
 def whole() -> None:
     skins = shipped_skins()
     for scale in SCALES:
-        refused = warned = 0
+        refused = warned = doubled = 0
         for path in FIXTURES:
             try:
-                edges = read_screenshot(scaled(picture(path), scale), skins).edges
+                reading = read_screenshot(scaled(picture(path), scale), skins)
             except BoardCut as error:
                 refused += 1
                 print(f"{path.parent.name}/{path.name} at {scale:.0%}: {error}")
             except NoBoardFound:
                 pass
             else:
-                if edges:
+                if reading.edges:
                     warned += 1
                     print(f"{path.parent.name}/{path.name} at {scale:.0%}: said to reach the "
-                          f"{edges_in_words(edges)}")
+                          f"{edges_in_words(reading.edges)}")
+                if reading.others:
+                    doubled += 1
+                    print(f"{path.parent.name}/{path.name} at {scale:.0%}: said to show "
+                          f"{others_in_words(reading)}")
         print(f"at {scale:.0%}: {refused} of {len(FIXTURES)} refused as cut, {warned} said to "
-              f"reach an edge")
+              f"reach an edge, {doubled} to show another board")
 
 
 def margins() -> None:
