@@ -379,7 +379,7 @@ def _same_file(path: Path, other: str) -> bool:
 def _about_screenshot(reading: vision.Reading, mines: int | None, board: Board
                       ) -> dict[str, Any]:
     """What the JSON reports of ``solve`` add for a screenshot: its skin, the image's edges
-    the board reaches (see :func:`_warn_of_edges`), and where its mine count came from
+    the board reaches (see :func:`_warn_about`), and where its mine count came from
     (``--mines``, the game's level of the board's size, or nowhere)."""
     source = ("option" if mines is not None else "level" if board.mines is not None
               else None)
@@ -472,11 +472,11 @@ def _read_screenshot(data: bytes, source: str, skin_name: str | None, allow_unkn
                            f"{_input_name(source)} not recognised (--allow-unknown takes them "
                            f"as unopened): "
                            f"{vision.describe(reading)}", reading)
-    _warn_of_edges(reading)
+    _warn_about(reading)
     return image, reading
 
 
-def _warn_of_edges(reading: vision.Reading) -> None:
+def _warn_about(reading: vision.Reading) -> None:
     """Say which edges of the image the board reaches (see :attr:`vision.Reading.edges`),
     and which other boards the image shows (:attr:`vision.Reading.others`)."""
     if reading.edges:
@@ -1098,17 +1098,13 @@ def read_command(image: str, skin_name: str | None, as_json: bool) -> None:
         if reading.unrecognized:
             click.echo(f"{plural(len(reading.unrecognized), 'cell')} not recognised (shown as "
                        f"'?'): {vision.describe(reading)}", err=True)
-    _warn_of_edges(reading)  # on stderr, as solve --json gives it
+    _warn_about(reading)  # on stderr, as solve --json gives it
 
 
 def _reading_json(reading: vision.Reading) -> dict[str, Any]:
-    geometry = reading.geometry
     return {
         "skin": reading.skin,
-        "rows": geometry.rows,
-        "cols": geometry.cols,
-        "origin": [round(geometry.left, 2), round(geometry.top, 2)],
-        "pitch": [round(geometry.pitch_x, 3), round(geometry.pitch_y, 3)],
+        **_geometry_json(reading.geometry),
         "board": reading.text().splitlines(),
         "unrecognized": [[u.cell.row, u.cell.col] for u in reading.unrecognized],
         "closest": [{"cell": [u.cell.row, u.cell.col], "label": u.closest,
@@ -1119,11 +1115,14 @@ def _reading_json(reading: vision.Reading) -> dict[str, Any]:
 
 
 def _others_json(reading: vision.Reading) -> list[dict[str, Any]]:
-    """The other boards a reading met: skin, size and where (as the board's own)."""
-    return [{"skin": skin, "rows": geometry.rows, "cols": geometry.cols,
-             "origin": [round(geometry.left, 2), round(geometry.top, 2)],
-             "pitch": [round(geometry.pitch_x, 3), round(geometry.pitch_y, 3)]}
-            for skin, geometry in reading.others]
+    """The other boards a reading met: skin, size and where, as the board's own."""
+    return [{"skin": skin, **_geometry_json(geometry)} for skin, geometry in reading.others]
+
+
+def _geometry_json(geometry: vision.Geometry) -> dict[str, Any]:
+    return {"rows": geometry.rows, "cols": geometry.cols,
+            "origin": [round(geometry.left, 2), round(geometry.top, 2)],
+            "pitch": [round(geometry.pitch_x, 3), round(geometry.pitch_y, 3)]}
 
 
 @cli.group("skin")

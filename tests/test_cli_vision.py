@@ -52,7 +52,7 @@ def test_read_json_says_where_the_board_is() -> None:
     assert report == {
         "skin": "sgt-mines", "rows": 16, "cols": 16, "origin": [30.0, 55.0],
         "pitch": [20.0, 20.0], "board": truth(MID).splitlines(), "unrecognized": [],
-        "closest": [], "edges": [],
+        "closest": [], "edges": [], "others": [],
     }
 
 
@@ -153,7 +153,7 @@ def test_solving_a_screenshot_is_solving_its_board(args: list[str], tmp_path: Pa
     assert from_image.exit_code == from_text.exit_code == 0
     if args:  # the same report, and what the screenshot adds
         report = json.loads(from_image.stdout)
-        assert report.pop("screenshot") == {"skin": "sgt-mines", "edges": [],
+        assert report.pop("screenshot") == {"skin": "sgt-mines", "edges": [], "others": [],
                                             "mines_from": None}
         assert report == json.loads(from_text.stdout)
     else:
