@@ -654,7 +654,7 @@ def _json_report(board: Board, deduction: Deduction | None) -> dict[str, Any]:
         "rows": board.height,
         "cols": board.width,
         "mines": board.mines,
-        "consistent": deduction is not None,
+        "consistent": False if deduction is None else deduction.consistent,
         "safe": pairs(deduction.safe if deduction else empty),
         "mine": pairs(deduction.mines if deduction else empty),
         "not_determined": pairs(_not_determined(board, deduction) if deduction else empty),
@@ -700,6 +700,9 @@ def _summary(board: Board, deduction: Deduction) -> str:
                f"{plural(unknown, 'unopened cell')}")
     if deduction.undecided:
         summary += f"; {len(deduction.undecided)} undecided when the time ran out"
+    if deduction.consistent is None:
+        summary += (", before a layout that fits was found: the board may have none, and "
+                    "then nothing here holds")
     return summary
 
 

@@ -67,6 +67,11 @@ class Deduction:
     undecided: frozenset[Cell] = frozenset()
     """Cells not settled: the deadline stopped their proof, or ``quick`` skipped it.
     Neither safe nor mine is claimed for them."""
+    consistent: bool | None = True
+    """True when a layout was found that fits the board (and its count); None when the
+    deadline hit, or ``quick`` returned, before one was: the board may then have none, and
+    what is proven holds only if it has one. (A board no layout fits raises
+    :class:`~autoplay.errors.InconsistentBoard` instead.)"""
 
     def has_safe(self) -> bool:
         """True when at least one cell is proven safe."""
@@ -246,7 +251,7 @@ def deduce(board: Board, *, timeout: float | None = None, quick: bool = False) -
         unsettled = [j for j in problem.unknown if j not in settled]
         return Deduction(_cells(board, (j for j, mine in settled.items() if not mine)),
                          _cells(board, (j for j, mine in settled.items() if mine)),
-                         _cells(board, unsettled))
+                         _cells(board, unsettled), consistent=None if unsettled else True)
     proof = _Backbone(problem.residue(settled), problem.mines_unsettled(settled),
                       len(problem.outside), stop)
     safe = {j for j, mine in settled.items() if not mine} | proof.safe
@@ -256,7 +261,8 @@ def deduce(board: Board, *, timeout: float | None = None, quick: bool = False) -
         (mines if proof.outside else safe).update(problem.outside)
     elif proof.outside_undecided:
         undecided.update(problem.outside)
-    return Deduction(_cells(board, safe), _cells(board, mines), _cells(board, undecided))
+    return Deduction(_cells(board, safe), _cells(board, mines), _cells(board, undecided),
+                     proof.consistent)
 
 
 def find_layout(board: Board, *, safe: Collection[Cell] = (), mines: Collection[Cell] = (),
@@ -393,8 +399,10 @@ class _Backbone:
     """Settle the residue: which cells take one value in every layout, with Z3.
 
     After construction: ``safe`` and ``mines`` (flat indices), ``undecided`` (the deadline
-    hit), and for the cells that touch no count, ``outside``: True (all mines), False (all
-    safe) or None (open, or ``outside_undecided`` if the deadline hit first).
+    hit), for the cells that touch no count ``outside``: True (all mines), False (all
+    safe) or None (open, or ``outside_undecided`` if the deadline hit first), and
+    ``consistent``: True once a layout of the whole residue (with the count) is found, None
+    if the deadline hit first.
     """
 
     def __init__(self, residue: list[Constraint], mines_left: int | None, outside: int,
@@ -404,6 +412,7 @@ class _Backbone:
         self.undecided: set[int] = set()
         self.outside: bool | None = None
         self.outside_undecided = False
+        self.consistent: bool | None = None
         self._stop = stop
         components = _components(residue)
         binding = mines_left is not None and not _count_is_slack(components, mines_left, outside)
@@ -412,10 +421,12 @@ class _Backbone:
         variables = sorted({j for comp in hard for c in comp for j in c.cells})
         if not binding:
             if not variables:
+                self.consistent = True
                 return
         elif not variables:
             assert mines_left is not None
             self._settle_outside_alone(mines_left, outside)
+            self.consistent = True
             return
         counted = mines_left if binding else None
         if len(hard) > 1 and len(variables) > SPLIT_ABOVE:
@@ -447,6 +458,7 @@ class _Backbone:
                 self.outside_undecided = mines_left is not None and outside > 0
                 return
             seen.add(variables, first)
+        self.consistent = True  # a layout seen, or joined from the components'
         if not self._witness(solver, variables, seen, seen.add):
             self.outside_undecided = mines_left is not None and outside > 0
             return
@@ -500,6 +512,7 @@ class _Backbone:
                 return
             parts.append((cells, layouts))
         if mines_left is None:
+            self.consistent = True  # the components are independent
             return
         join = _Join([[sum(values) for values in layouts] for _, layouts in parts],
                      mines_left - outside, mines_left)
@@ -509,6 +522,8 @@ class _Backbone:
                 total = join.total(i, sum(values))
                 if total is not None:
                     seen.add(cells, values, total)
+        if seen.sums:  # a component's layout, joined with the others' to make the count
+            self.consistent = True
         settled_outside = outside == 0 or (bool(seen.sums) and min(seen.sums) < mines_left
                                            and max(seen.sums) > mines_left - outside)
         if not settled_outside or any(self._open(v, seen) for v in variables):

@@ -91,6 +91,21 @@ def test_counts_in_messages_agree_with_their_nouns(board: str, message: str) -> 
     assert run("solve", "-", stdin=board) == (1, "", f"Error: {message}\n")
 
 
+def test_a_deadline_before_any_layout_leaves_consistency_open() -> None:
+    """No layout fits (at most 3 mines can), but a nanosecond finds that out for nobody:
+    the board is not called consistent, and the summary says why nothing holds."""
+    board = "mines: 7\nF2\n..\n1.\n..\n..\n"
+    code, out, _ = run("solve", "--json", "--timeout", "1e-9", "-", stdin=board)
+    report = json.loads(out)
+    assert (code, report["consistent"], report["safe"], report["mine"]) == (0, None, [], [])
+    code, out, _ = run("solve", "--timeout", "1e-9", "-", stdin=board)
+    assert code == 0 and out.splitlines()[-1] == (
+        "0 safe (+), 0 mines (!), 0 not determined, of 7 unopened cells; 7 undecided when the "
+        "time ran out, before a layout that fits was found: the board may have none, and then "
+        "nothing here holds")
+    assert run("solve", "-", stdin=board)[0] == 1
+
+
 def test_inconsistent_json_keeps_the_shape() -> None:
     code, out, _ = run("solve", "--json", "-", stdin="mines: 1\n1..1\n")
     report = json.loads(out)

@@ -341,19 +341,52 @@ class _Ticking:
     "mines: 5\n?1???1??\n??2??1??",
     "1.1..\n.2...\n...1.",
 ])
+@pytest.mark.parametrize("split_above", [None, 0])
 def test_a_deadline_at_any_step_of_the_proof_leaves_cells_undecided_never_wrong(
-        text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        text: str, split_above: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``split_above`` 0 settles the components apart (see ``_settle_apart``)."""
     board = Board.parse(text)
     truth = enumerate_layouts(board)
     module = sys.modules[deduce.__module__]
-    undecided_at = []
+    if split_above is not None:
+        monkeypatch.setattr(module, "SPLIT_ABOVE", split_above)
+    undecided_at, consistent_at = [], []
     for seconds in range(1, 40):
         monkeypatch.setattr(module, "time", _Ticking())
         hurried = deduce(board, timeout=seconds)
         assert hurried.safe <= truth.safe and hurried.mines <= truth.mines, seconds
         assert not hurried.undecided & (hurried.safe | hurried.mines)
         undecided_at.append(bool(hurried.undecided))
+        consistent_at.append(hurried.consistent)
     assert undecided_at[0] and not undecided_at[-1]  # from stopped at once to finished
+    assert consistent_at[0] is None and consistent_at[-1] is True
+    assert set(consistent_at) == {None, True}
+
+
+@pytest.mark.parametrize("text", [
+    "mines: 7\nF2\n..\n1.\n..\n..",  # at most 3 mines fit
+    "mines: 2\n?1???1??\n??2??1??",  # the counts need 3 mines
+    "1....\n1..3.\n.3..2",
+    ".11.1\n.2.2.\n1..3.",
+])
+@pytest.mark.parametrize("split_above", [None, 0])
+def test_a_deadline_before_a_layout_is_found_leaves_consistency_open(
+        text: str, split_above: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A board no layout fits is said to be so, or, when the deadline hits first, not said
+    to be consistent: ``solve --timeout`` reported such boards as consistent."""
+    board = Board.parse(text)
+    assert enumerate_layouts(board).layouts == 0
+    module = sys.modules[deduce.__module__]
+    if split_above is not None:
+        monkeypatch.setattr(module, "SPLIT_ABOVE", split_above)
+    verdicts = []
+    for seconds in range(1, 40):
+        monkeypatch.setattr(module, "time", _Ticking())
+        try:
+            verdicts.append(deduce(board, timeout=seconds).consistent)
+        except InconsistentBoard:
+            verdicts.append(False)
+    assert verdicts[0] is None and verdicts[-1] is False and True not in verdicts
 
 
 def test_wrong_flags_are_the_flags_no_layout_can_mine() -> None:
