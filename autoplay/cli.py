@@ -61,13 +61,13 @@ from autoplay.odds import (
     mine_probabilities,
 )
 from autoplay.pb import STOPS, ctrl_c_cancels_checks, stop_signal, stops_held, z3_version
-from autoplay.player import STRATEGIES, FirstClick, GameResult, Strategy, play
+from autoplay.player import STRATEGIES, FirstClick, GameResult, Rules, Strategy, play
 from autoplay.recording import Recording
 from autoplay.report import Comparison, Summary, compare, first_plays, summarize
 from autoplay.report import plot as draw
 from autoplay.screen import Screen, ScreenGame, find_game, playbook_of
 from autoplay.screen import play_games as play_screen_games
-from autoplay.sim import PRESETS, Rules, SimConfig, check_fits, parse_board, play_games
+from autoplay.sim import PRESETS, SimConfig, check_fits, parse_board, play_games
 from autoplay.stats import GameRecord, StatsStore, default_path
 
 

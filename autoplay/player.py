@@ -38,6 +38,8 @@ from autoplay.odds import DEFAULT_BUDGET, Guess
 
 log = logging.getLogger(__name__)
 
+Rules = Literal["standard", "kaboom"]
+"""Mines placed before play (``"standard"``), or as the player clicks (``"kaboom"``)."""
 FirstClick = Literal["safe", "opening"]
 """What a game promises about its first click: no mine there, or none there nor around it."""
 Outcome = Literal["playing", "won", "lost"]

@@ -26,7 +26,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from multiprocessing import resource_tracker
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 from autoplay.board import (
     EXPLODED,
@@ -42,12 +42,18 @@ from autoplay.board import (
 from autoplay.deduce import deduce, find_layout
 from autoplay.errors import plural
 from autoplay.pb import stops_held
-from autoplay.player import FirstClick, GameResult, Outcome, Strategy, first_click_cell, play
+from autoplay.player import (
+    FirstClick,
+    GameResult,
+    Outcome,
+    Rules,
+    Strategy,
+    first_click_cell,
+    play,
+)
 from autoplay.stats import GameRecord
 
 _T = TypeVar("_T")
-Rules = Literal["standard", "kaboom"]
-"""Mines placed before play (``"standard"``), or as the player clicks (``"kaboom"``)."""
 
 
 MAX_SIDE = 1000

@@ -27,13 +27,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Self, get_args
 
 import platformdirs
 
 from autoplay.board import Cell
 from autoplay.errors import AutoplayError
-from autoplay.player import GameResult
+from autoplay.player import STRATEGIES, FirstClick, GameResult, Rules
 
 
 class StatsError(AutoplayError):
@@ -362,8 +362,8 @@ class StatsStore:
         try:
             rows = self._db.execute(
                 "SELECT id, source, width, height, mines, rules, first_click, first_row, "
-                "first_col, seed, result, clicks, guess_probabilities, seconds, three_bv, "
-                "strategy, finished FROM games ORDER BY id")
+                "first_col, seed, result, clicks, guesses, guess_probabilities, seconds, "
+                "three_bv, strategy, finished FROM games ORDER BY id")
             for row_id, *row in rows:
                 try:
                     record = _record_of(*row)
@@ -379,8 +379,9 @@ class StatsStore:
 
 def _record_of(source: str, width: int, height: int, mines: int | None, rules: str,
                first_click: str, first_row: int | None, first_col: int | None,
-               seed: int | None, result: str, clicks: int, guesses: str, seconds: float,
-               three_bv: int | None, strategy: str, finished: str) -> GameRecord:
+               seed: int | None, result: str, clicks: int, guess_count: int, guesses: str,
+               seconds: float, three_bv: int | None, strategy: str, finished: str
+               ) -> GameRecord:
     """A row as a record; ValueError or TypeError when a field is not what was written
     (RecursionError for odds nested beyond reading)."""
     for name, text in (("source", source), ("rules", rules), ("first_click", first_click),
@@ -388,8 +389,12 @@ def _record_of(source: str, width: int, height: int, mines: int | None, rules: s
                        ("finished", finished)):
         if not isinstance(text, str):
             raise TypeError(f"{name} {text!r} is not text")
-    if result not in ("won", "lost"):
-        raise ValueError(f"result {result!r} is neither won nor lost")
+    for name, text, words in (("result", result, ("won", "lost")),
+                              ("rules", rules, get_args(Rules)),
+                              ("first_click", first_click, (*get_args(FirstClick), "none")),
+                              ("strategy", strategy, STRATEGIES)):
+        if text not in words:
+            raise ValueError(f"{name} {text!r} is not one of {', '.join(words)}")
     for name, value, least in (("width", width, 1), ("height", height, 1), ("mines", mines, 0),
                                ("clicks", clicks, 0), ("three_bv", three_bv, 0),
                                ("first_row", first_row, 0), ("first_col", first_col, 0),
@@ -408,6 +413,8 @@ def _record_of(source: str, width: int, height: int, mines: int | None, rules: s
     if not isinstance(odds, list) or not all(type(p) in (int, float) and 0 <= p <= 1
                                              for p in odds):
         raise TypeError(f"guess odds {guesses!r} are not a list of probabilities")
+    if guess_count != len(odds):
+        raise ValueError(f"guesses {guess_count!r} is not the number of guess odds ({len(odds)})")
     first = None if first_row is None or first_col is None else Cell(first_row, first_col)
     return GameRecord(source, width, height, mines, rules, first_click, first, seed,
                       result == "won", clicks, tuple(odds), seconds, three_bv, strategy,
