@@ -912,10 +912,9 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
 def _summary_in_words(summary: Summary) -> str:
     """A summary's figures as two lines of prose, for ``sim`` and for a terminal too narrow
     for the table."""
-    low, high = summary.ci95
     speed = summary.three_bv_per_second
     return (f"won {summary.wins} of {plural(summary.games, 'game')}: "
-            f"{100 * summary.win_rate:.1f}% (95% interval {100 * low:.1f}-{100 * high:.1f}%), "
+            f"{100 * summary.win_rate:.1f}% (95% interval {_win_interval(summary)}), "
             f"{summary.guesses_per_game:.2f} guesses per game\n"
             f"{1000 * summary.median_seconds:.1f} ms per game (median), "
             f"{1000 * summary.seconds_per_game:.1f} ms mean"
@@ -991,15 +990,19 @@ def _summary_table(summaries: list[Summary], title: str) -> Table:
         table.add_column(column, justify="right" if column[0] in "gw9m3" else "left",
                          no_wrap=True)
     for s in summaries:
-        low, high = s.ci95
         speed = s.three_bv_per_second
         c = s.configuration
         table.add_row(c.source, c.board, c.rules, c.opening, c.strategy, str(s.games),
-                      f"{100 * s.win_rate:.1f}%",
-                      f"{100 * low:.1f}-{100 * high:.1f}%", f"{s.guesses_per_game:.2f}",
+                      f"{100 * s.win_rate:.1f}%", _win_interval(s), f"{s.guesses_per_game:.2f}",
                       f"{1000 * s.median_seconds:.1f}", f"{1000 * s.seconds_per_game:.1f}",
                       "" if speed is None else f"{speed:.0f}")
     return table
+
+
+def _win_interval(summary: Summary) -> str:
+    """The win rate's 95% interval in percent, such as ``87.2-93.7%``."""
+    low, high = summary.ci95
+    return f"{100 * low:.1f}-{100 * high:.1f}%"
 
 
 def _row_in_words(summary: Summary) -> str:
@@ -1009,15 +1012,20 @@ def _row_in_words(summary: Summary) -> str:
 
 def _comparison_in_words(comparison: Comparison) -> str:
     """A row of the comparison table as a paragraph."""
-    low, high = comparison.ci95
     first, second = comparison.strategies
-    rate_first, rate_second = (f"{100 * wins / comparison.games:.1f}%"
-                               for wins in comparison.wins)
+    rate_first, rate_second, difference, interval = _comparison_figures(comparison)
     return (f"{comparison.configuration.game}, {plural(comparison.games, 'game')}: {first} "
-            f"won {rate_first}, {second} {rate_second}, a difference of "
-            f"{100 * comparison.difference:+.1f} points (95% interval {100 * low:+.1f} to "
-            f"{100 * high:+.1f}); {comparison.only[0]} won by {first} alone, "
+            f"won {rate_first}, {second} {rate_second}, a difference of {difference} points "
+            f"(95% interval {interval}); {comparison.only[0]} won by {first} alone, "
             f"{comparison.only[1]} by {second} alone")
+
+
+def _comparison_figures(comparison: Comparison) -> tuple[str, str, str, str]:
+    """The two win rates, the difference in points and its 95% interval, as shown."""
+    low, high = comparison.ci95
+    first, second = (f"{100 * wins / comparison.games:.1f}%" for wins in comparison.wins)
+    return (first, second, f"{100 * comparison.difference:+.1f}",
+            f"{100 * low:+.1f} to {100 * high:+.1f}")
 
 
 def _comparison_table(comparisons: list[Comparison]) -> Table:
@@ -1031,13 +1039,10 @@ def _comparison_table(comparisons: list[Comparison]) -> Table:
             "board", "rules", "first click", "first", "second") else "right", no_wrap=True)
     for comparison in comparisons:
         c = comparison.configuration
-        low, high = comparison.ci95
-        first, second = (f"{100 * wins / comparison.games:.1f}%" for wins in comparison.wins)
+        first, second, difference, interval = _comparison_figures(comparison)
         table.add_row(c.board, c.rules, c.opening, str(comparison.games),
                       comparison.strategies[0], first, comparison.strategies[1], second,
-                      f"{100 * comparison.difference:+.1f}",
-                      f"{100 * low:+.1f} to {100 * high:+.1f}",
-                      str(comparison.only[0]), str(comparison.only[1]))
+                      difference, interval, str(comparison.only[0]), str(comparison.only[1]))
     return table
 
 

@@ -16,7 +16,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -119,8 +119,7 @@ The search's time and memory grow with the area, to minutes and gigabytes past i
 def check_size(image: Image) -> None:
     """:raises NoBoardFound: when ``image`` is larger than :data:`MAX_PIXELS`."""
     height, width = image.shape[:2]
-    if width * height > MAX_PIXELS:
-        _refuse(f"the {width}x{height} image")
+    _check_pixels(width, height)
 
 
 def check_declared_size(data: bytes) -> None:
@@ -137,16 +136,20 @@ def check_declared_size(data: bytes) -> None:
             with Picture.open(io.BytesIO(data)) as picture:
                 width, height = picture.size
         except Picture.DecompressionBombError:  # past Pillow's own limit, far past ours,
-            _refuse("the image")  # which does not tell the size
+            raise _too_large("the image") from None  # which does not tell the size
         except (OSError, ValueError):  # a header Pillow cannot read: decoding says why
             return
+    _check_pixels(width, height)
+
+
+def _check_pixels(width: int, height: int) -> None:
     if width * height > MAX_PIXELS:
-        _refuse(f"the {width}x{height} image")
+        raise _too_large(f"the {width}x{height} image")
 
 
-def _refuse(image: str) -> NoReturn:
-    raise NoBoardFound(f"{image} is larger than autoplay searches for a board "
-                       f"({MAX_PIXELS // 1_000_000} megapixels): crop it to the game")
+def _too_large(image: str) -> NoBoardFound:
+    return NoBoardFound(f"{image} is larger than autoplay searches for a board "
+                        f"({MAX_PIXELS // 1_000_000} megapixels): crop it to the game")
 
 
 def locate_board(image: Image, skin: Skin) -> Geometry:
@@ -465,7 +468,7 @@ def edges_reached(image: Image, geometry: Geometry, skin: Skin,
     """
     sides = []
     pitch_x, pitch_y = max(2, round(geometry.pitch_x)), max(2, round(geometry.pitch_y))
-    is_frame = skin.states == OUTSIDE
+    is_frame, is_covered = skin.states == OUTSIDE, _covered(skin)
     looks: Floats | None = None  # the skin's, made once a sliver is found
     for side, gap in _margins(image, geometry).items():
         if gap >= (pitch_y if side in ("top", "bottom") else pitch_x):
@@ -479,7 +482,7 @@ def edges_reached(image: Image, geometry: Geometry, skin: Skin,
         looks = _looks(skin, pitch_x, pitch_y) if looks is None else looks
         strips = _outwards(looks, side)[:, :gap]
         own, _ = _own_strips(image, geometry, side, gap, covered, {})
-        distances = _depth_distances(np.concatenate([strips[_covered(skin)], own]), beyond)
+        distances = _depth_distances(np.concatenate([strips[is_covered], own]), beyond)
         near = distances[..., -1].min(axis=0)  # per strip
         frame = _depth_distances(strips[is_frame], beyond)[..., -1].min(
             axis=0, initial=np.inf)
