@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from autoplay.board import Cell
-from autoplay.deduce import Deduction
+from autoplay.deduction import Deduction
 from autoplay.vision import Geometry, Image
 
 SAFE = (60, 180, 60)

@@ -2,7 +2,7 @@
 
 The reference is the method of the safe-cells article this project grew from: a ``Sum`` of
 booleans per count, then for each frontier cell ``push``, assert it is a mine, ``check``,
-``pop``. It proves only safe cells; :func:`~autoplay.deduce.deduce` proves safe cells and
+``pop``. It proves only safe cells; :func:`~autoplay.deduction.deduce` proves safe cells and
 mines, also off the frontier, and uses the total mine count when the board has one.
 
 The nonogram suite times :func:`~autoplay.nonogram.solve` against the nonogram article's own
@@ -31,7 +31,7 @@ import numpy as np
 import z3
 
 from autoplay.board import UNKNOWN, Board, Cell
-from autoplay.deduce import deduce
+from autoplay.deduction import deduce
 from autoplay.errors import AutoplayError
 from autoplay.locate import locate_board, read_screenshot
 from autoplay.nonogram import Clues, Grid, solutions, solve

@@ -37,9 +37,10 @@ from autoplay import bench as benchmarks
 from autoplay import learn, locate, vision
 from autoplay.annotate import draw_deduction
 from autoplay.board import FLAG, MINE, UNKNOWN, Board, Cell, state_char
-from autoplay.deduce import Deduction, deduce, find_layout, wrong_flags
+from autoplay.deduction import Deduction, deduce, find_layout, wrong_flags
 from autoplay.desktop import LEVELS, Region, VirtualDisplay, launch_game
 from autoplay.errors import (
+    STOPS,
     AutoplayError,
     FailSafeStop,
     ImpossibleCount,
@@ -60,7 +61,7 @@ from autoplay.odds import (
     count_layouts,
     mine_probabilities,
 )
-from autoplay.pb import STOPS, ctrl_c_cancels_checks, stop_signal, stops_held, z3_version
+from autoplay.pb import ctrl_c_cancels_checks, stop_signal, stops_held, z3_version
 from autoplay.player import STRATEGIES, FirstClick, GameResult, Rules, Strategy, play
 from autoplay.recording import Recording
 from autoplay.report import Comparison, Summary, compare, first_plays, summarize

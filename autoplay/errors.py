@@ -1,8 +1,9 @@
-"""The errors autoplay raises for bad input (any other exception is a bug), and the
-wording of the counts in their messages."""
+"""The errors autoplay raises for bad input (any other exception is a bug), the wording of
+the counts in their messages, and the word a run stops with."""
 
 from __future__ import annotations
 
+import signal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -10,6 +11,12 @@ if TYPE_CHECKING:
 
     from autoplay.board import Board
     from autoplay.vision import Reading
+
+
+STOPS: dict[int, str] = {signal.SIGINT: "Interrupted", signal.SIGTERM: "Terminated",
+                         signal.SIGHUP: "Hangup"}
+"""Ctrl-C, the signal ``kill`` and ``timeout`` send, and a closed terminal's: each stops a
+run the same way, and the run then says this word (as a shell says a process's end)."""
 
 
 def plural(count: int, noun: str, many: str | None = None) -> str:

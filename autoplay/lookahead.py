@@ -58,7 +58,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from autoplay.board import MINE, UNKNOWN, Board, Cell, is_mine_like
-from autoplay.deduce import Deduction, Problem
+from autoplay.deduction import Deduction, Problem
 from autoplay.errors import InconsistentBoard
 from autoplay.odds import (
     DEFAULT_BUDGET,

@@ -4,7 +4,7 @@ When nothing is proven safe the player must guess, and the best single guess is 
 least likely to hold a mine, over every layout that fits the board and the total mine count,
 each layout equally likely. Listing those layouts is hopeless, but counting them is not:
 
-1. the board becomes constraints (:class:`~autoplay.deduce.Problem`), and the saturated ones
+1. the board becomes constraints (:class:`~autoplay.deduction.Problem`), and the saturated ones
    settle their cells (probability 0 or 1);
 2. frontier cells that touch exactly the same constraints form a *box*: a layout matters only
    through how many mines each box holds, and k mines in a box of n cells stand for C(n, k)
@@ -53,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from autoplay.board import UNKNOWN, Board, Cell, is_mine_like
-from autoplay.deduce import (
+from autoplay.deduction import (
     Constraint,
     Deduction,
     Problem,
@@ -156,7 +156,7 @@ def count_layouts(board: Board, limit: int, *, budget: int = DEFAULT_BUDGET) -> 
     """The number of mine layouts that fit the board, or ``limit + 1`` if there are more.
 
     The first :data:`LISTED_FIRST` layouts are listed
-    (:func:`~autoplay.deduce.count_layouts_listed`); if that does not settle it, they are
+    (:func:`~autoplay.deduction.count_layouts_listed`); if that does not settle it, they are
     counted by box and component (:class:`LayoutCounter`), where listing ten thousand of
     them took seconds, and past that count's work bound ``budget``, listed to the limit.
     With a total mine count, each layout of the frontier stands for every way of placing

@@ -24,7 +24,7 @@ from types import FrameType
 import z3
 from z3 import z3core
 
-from autoplay.errors import SolverGaveUp
+from autoplay.errors import STOPS, SolverGaveUp
 
 Literal = int
 """``v + 1`` asserts variable ``v``; ``-(v + 1)`` asserts its negation."""
@@ -188,10 +188,6 @@ def _gave_up() -> Iterator[None]:
         raise SolverGaveUp(f"Z3 gave up: {reason}") from None
 
 
-STOPS: dict[int, str] = {signal.SIGINT: "Interrupted", signal.SIGTERM: "Terminated",
-                         signal.SIGHUP: "Hangup"}
-"""Ctrl-C, the signal ``kill`` and ``timeout`` send, and a closed terminal's: each stops a
-run the same way, and the run then says this word (as a shell says a process's end)."""
 _stopped_by: list[int] = []
 """The signal stopping the run, once one has come."""
 

@@ -5,7 +5,7 @@ cell, and whether the game is over), so the simulator and a real desktop window 
 the same code. Each turn:
 
 1. every cell proven safe is revealed (the cheap saturation stage of
-   :func:`~autoplay.deduce.deduce` first, the complete Z3 proof only when it finds none);
+   :func:`~autoplay.deduction.deduce` first, the complete Z3 proof only when it finds none);
 2. when nothing is proven safe, a cell is guessed by the game's :data:`Strategy`: by default
    the one that looks past the next click (:func:`autoplay.lookahead.choose_guess`), or the
    lowest exact mine probability alone (:func:`autoplay.odds.lowest_probability_guess`), kept to
@@ -32,7 +32,7 @@ from typing import Literal, Protocol
 
 from autoplay import lookahead, odds
 from autoplay.board import UNKNOWN, Board, Cell
-from autoplay.deduce import deduce
+from autoplay.deduction import deduce
 from autoplay.errors import plural
 from autoplay.odds import DEFAULT_BUDGET, Guess
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from autoplay import locate, vision
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, Board, Cell, three_bv
-from autoplay.deduce import deduce
+from autoplay.deduction import deduce
 from autoplay.desktop import Capture, Region, xdotool
 from autoplay.errors import (
     BoardCut,
@@ -208,7 +208,7 @@ def _sign_image(name: str) -> Image:
 def judge(board: Board) -> Outcome:
     """How a game stands, by its board alone: lost when a mine went off, won when every
     cell not opened is a mine (counted against the board's mine total when it has one,
-    else proven by :func:`~autoplay.deduce.deduce` with the flags left out).
+    else proven by :func:`~autoplay.deduction.deduce` with the flags left out).
 
     >>> judge(Board.parse("mines: 1\\n1F\\n11")), judge(Board.parse("1.\\n11"))
     ('won', 'won')

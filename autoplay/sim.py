@@ -39,7 +39,7 @@ from autoplay.board import (
     neighbour_table,
     three_bv,
 )
-from autoplay.deduce import deduce, find_layout
+from autoplay.deduction import deduce, find_layout
 from autoplay.errors import plural
 from autoplay.pb import stops_held
 from autoplay.player import (

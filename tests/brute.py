@@ -1,6 +1,6 @@
 """A brute-force oracle: every assignment of mines to the unknown cells, checked one by one.
 
-Deliberately naive (nothing shared with autoplay.deduce but the Board), so agreement means
+Deliberately naive (nothing shared with autoplay.deduction but the Board), so agreement means
 something. Vectorised with numpy to test thousands of small positions in seconds.
 """
 

@@ -9,7 +9,7 @@ import pytest
 
 from autoplay.annotate import GUESS, MINE, SAFE, draw_deduction
 from autoplay.board import Cell
-from autoplay.deduce import Deduction
+from autoplay.deduction import Deduction
 from autoplay.vision import Geometry, Image, decode_image
 
 SCREENSHOT = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots" / "sgt-mines"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import random
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -15,6 +14,7 @@ import z3
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from autoplay import deduction
 from autoplay.bench import article_model, expert_positions
 from autoplay.board import (
     EXPLODED,
@@ -25,7 +25,7 @@ from autoplay.board import (
     Board,
     Cell,
 )
-from autoplay.deduce import Problem, count_layouts_listed, deduce, find_layout, wrong_flags
+from autoplay.deduction import Problem, count_layouts_listed, deduce, find_layout, wrong_flags
 from autoplay.errors import InconsistentBoard
 from autoplay.odds import LayoutCounter, count_layouts
 from autoplay.pb import PbSolver
@@ -119,20 +119,19 @@ def split_above(cells: int) -> Iterator[None]:
     """Within, a frontier of more than ``cells`` cells (its count binding, or none given) is
     settled a component at a time: at 0, the small boards brute force can check take that
     path too."""
-    module = sys.modules[deduce.__module__]
-    threshold = module.SPLIT_ABOVE
-    module.SPLIT_ABOVE = cells
+    threshold = deduction.SPLIT_ABOVE
+    deduction.SPLIT_ABOVE = cells
     try:
         yield
     finally:
-        module.SPLIT_ABOVE = threshold
+        deduction.SPLIT_ABOVE = threshold
 
 
 @contextmanager
 def joins_missed() -> Iterator[None]:
     """Within, no component's layout is found to join the others' under the count, so
     every cell is asked of the solver over everything (rare, and so tested apart)."""
-    join = sys.modules[deduce.__module__]._Join
+    join = deduction._Join
     total = join.total
     join.total = lambda self, part, count: None
     try:
@@ -303,8 +302,7 @@ def test_the_cells_touching_no_count_are_settled_whichever_layouts_were_seen(
     cells touching no count can hold a mine (or be safe), the deducer looks at the
     layouts it has already seen, its witnesses; which ones Z3 returned first varies, so
     the question itself is tested here, with witnesses that leave it open."""
-    module = sys.modules[deduce.__module__]
-    backbone = module._Backbone([], None, 0, None)  # nothing to settle yet
+    backbone = deduction._Backbone([], None, 0, None)  # nothing to settle yet
     solver = PbSolver()
     solver.add_exactly([0, 1], 1)
     solver.add_at_most([2], 1)
@@ -347,12 +345,11 @@ def test_a_deadline_at_any_step_of_the_proof_leaves_cells_undecided_never_wrong(
     """``split_above`` 0 settles the components apart (see ``_settle_apart``)."""
     board = Board.parse(text)
     truth = enumerate_layouts(board)
-    module = sys.modules[deduce.__module__]
     if split_above is not None:
-        monkeypatch.setattr(module, "SPLIT_ABOVE", split_above)
+        monkeypatch.setattr(deduction, "SPLIT_ABOVE", split_above)
     undecided_at, consistent_at = [], []
     for seconds in range(1, 40):
-        monkeypatch.setattr(module, "time", _Ticking())
+        monkeypatch.setattr(deduction, "time", _Ticking())
         hurried = deduce(board, timeout=seconds)
         assert hurried.safe <= truth.safe and hurried.mines <= truth.mines, seconds
         assert not hurried.undecided & (hurried.safe | hurried.mines)
@@ -376,12 +373,11 @@ def test_a_deadline_before_a_layout_is_found_leaves_consistency_open(
     to be consistent: ``solve --timeout`` reported such boards as consistent."""
     board = Board.parse(text)
     assert enumerate_layouts(board).layouts == 0
-    module = sys.modules[deduce.__module__]
     if split_above is not None:
-        monkeypatch.setattr(module, "SPLIT_ABOVE", split_above)
+        monkeypatch.setattr(deduction, "SPLIT_ABOVE", split_above)
     verdicts = []
     for seconds in range(1, 40):
-        monkeypatch.setattr(module, "time", _Ticking())
+        monkeypatch.setattr(deduction, "time", _Ticking())
         try:
             verdicts.append(deduce(board, timeout=seconds).consistent)
         except InconsistentBoard:

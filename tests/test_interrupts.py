@@ -51,6 +51,23 @@ def test_ctrl_c_in_a_long_proof_answers_nothing(asked: list[str], tmp_path: Path
     assert (process.returncode, out, err) == (130, "", "Interrupted\n")
 
 
+@pytest.mark.parametrize("module", ["click", "numpy", "z3", "cv2", "autoplay.sim"])
+def test_ctrl_c_while_the_command_loads_stops_it_as_later(module: str) -> None:
+    """Its libraries take a few tenths of a second to import. The signal is raised here as
+    ``module`` starts to load, through the command's own entry point."""
+    code = ("import signal, sys\n"
+            "def hook(event, args):\n"
+            f"    if event == 'import' and args[0] == {module!r}:\n"
+            "        signal.raise_signal(signal.SIGINT)\n"
+            "sys.addaudithook(hook)\n"
+            "sys.argv = ['autoplay', 'solve', '-']\n"
+            "from autoplay.__main__ import main\n"
+            "main()\n")
+    result = subprocess.run([sys.executable, "-c", code], input="1?\n", capture_output=True,
+                            text=True, timeout=60, check=False)
+    assert (result.returncode, result.stdout, result.stderr) == (130, "", "Interrupted\n")
+
+
 @pytest.mark.parametrize("busy", [1.5, 2.2, 2.9])
 def test_ctrl_c_in_kaboom_games_keeps_the_finished_ones(busy: float, tmp_path: Path) -> None:
     """Kaboom asks Z3 for a layout at every reveal, so the signal lands in Z3 or in z3's

@@ -12,7 +12,7 @@ import pytest
 
 from autoplay import lookahead
 from autoplay.board import Board, Cell, is_mine_like
-from autoplay.deduce import Problem, deduce, find_layout
+from autoplay.deduction import Problem, deduce, find_layout
 from autoplay.errors import InconsistentBoard
 from autoplay.lookahead import (
     ALL_OUTSIDE,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from autoplay.bench import expert_positions
 from autoplay.board import FLAG, Board, Cell, is_mine_like
-from autoplay.deduce import Problem
+from autoplay.deduction import Problem
 from autoplay.errors import InconsistentBoard
 from autoplay.odds import (
     ASSUMED_DENSITY,

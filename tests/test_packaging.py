@@ -30,6 +30,9 @@ def test_a_wheel_carries_the_shipped_skins(tmp_path: Path) -> None:
         return subprocess.run([sys.executable, "-m", "autoplay", *args], cwd=tmp_path, env=env,
                               check=check, capture_output=True, text=True)
 
+    command = subprocess.run([site / "bin" / "autoplay", "--version"], env=env, check=True,
+                             capture_output=True, text=True)  # the console script's entry
+    assert command.stdout.startswith("autoplay, version ")
     installed = site / "autoplay" / "templates"
     shipped = sorted(p.relative_to(ROOT / "templates")
                      for p in (ROOT / "templates").rglob("*") if p.is_file())

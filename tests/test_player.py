@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autoplay.board import FLAG, UNKNOWN, Board, Cell
-from autoplay.deduce import deduce
+from autoplay.deduction import deduce
 from autoplay.player import (
     STRATEGIES,
     FirstClick,

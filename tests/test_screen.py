@@ -28,7 +28,7 @@ from click.testing import CliRunner
 from autoplay import desktop
 from autoplay.board import EXPLODED, UNKNOWN, Board, Cell, three_bv
 from autoplay.cli import cli
-from autoplay.deduce import deduce
+from autoplay.deduction import deduce
 from autoplay.desktop import LEVELS, GameWindow, Region, launch_game, xdotool
 from autoplay.errors import (
     BoardCut,

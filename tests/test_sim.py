@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from autoplay.board import Cell
 from autoplay.cli import cli
-from autoplay.deduce import deduce
+from autoplay.deduction import deduce
 from autoplay.player import FirstClick
 from autoplay.report import wilson_interval
 from autoplay.sim import (

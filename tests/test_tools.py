@@ -23,7 +23,7 @@ from pytest import approx
 from autoplay import pb
 from autoplay.bench import SEED_003_BOARD
 from autoplay.board import UNKNOWN, Board, Cell
-from autoplay.deduce import deduce
+from autoplay.deduction import deduce
 from autoplay.lookahead import NEAR
 from autoplay.nonogram import solutions
 from autoplay.odds import mine_probabilities

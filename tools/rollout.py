@@ -34,7 +34,7 @@ from functools import partial
 from typing import Any
 
 from autoplay.board import UNKNOWN, Board, Cell
-from autoplay.deduce import Problem
+from autoplay.deduction import Problem
 from autoplay.lookahead import NEAR
 from autoplay.odds import LayoutCounter, mine_probabilities, unopened_around
 from autoplay.player import Outcome, play

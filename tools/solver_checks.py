@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from autoplay import pb
 from autoplay.bench import SEED_003_BOARD, expert_positions
 from autoplay.board import Board
-from autoplay.deduce import deduce
+from autoplay.deduction import deduce
 
 PHASES = ("random", "caching")
 
