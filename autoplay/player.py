@@ -46,6 +46,9 @@ Outcome = Literal["playing", "won", "lost"]
 Strategy = Literal["lookahead", "lowest-probability"]
 """How guesses are chosen: looking past the next click, or by the lowest probability alone."""
 STRATEGIES: tuple[Strategy, ...] = ("lookahead", "lowest-probability")
+MAX_SIDE = 1000
+"""The longest side of a board the simulator plays and a game is recorded with: far past any
+real game, short of exhausting memory."""
 
 
 class Game(Protocol):

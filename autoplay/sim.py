@@ -43,6 +43,7 @@ from autoplay.deduction import deduce, find_layout
 from autoplay.errors import plural
 from autoplay.pb import stops_held
 from autoplay.player import (
+    MAX_SIDE,
     FirstClick,
     GameResult,
     Outcome,
@@ -54,10 +55,6 @@ from autoplay.player import (
 from autoplay.stats import GameRecord
 
 _T = TypeVar("_T")
-
-
-MAX_SIDE = 1000
-"""The longest side the simulator plays: far past any real game, short of exhausting memory."""
 
 
 def check_fits(width: int, height: int, mines: int, first_click: FirstClick,

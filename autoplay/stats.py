@@ -33,7 +33,7 @@ import platformdirs
 
 from autoplay.board import Cell
 from autoplay.errors import AutoplayError
-from autoplay.player import FirstClick, GameResult, Rules
+from autoplay.player import MAX_SIDE, FirstClick, GameResult, Rules
 
 
 class StatsError(AutoplayError):
@@ -74,6 +74,9 @@ class GameRecord:
     def __post_init__(self) -> None:
         """:raises ValueError: for a game no board could hold, which would show in
         ``autoplay stats`` as a configuration of its own."""
+        if max(self.width, self.height) > MAX_SIDE:
+            raise ValueError(f"a {self.width}x{self.height} board is larger than any game "
+                             f"autoplay plays (at most {MAX_SIDE} cells a side)")
         if self.mines is not None and self.mines >= self.width * self.height:
             raise ValueError(f"{self.mines} mines leave no safe cell on a "
                              f"{self.width}x{self.height} board")

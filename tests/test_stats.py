@@ -242,6 +242,8 @@ def test_a_device_or_a_pipe_is_not_taken_for_a_statistics_file(tmp_path: Path,
     ("guess_probabilities", "[0.5, 2]", "not a list of probabilities"),
     ("width", "nine", "width 'nine' is not a whole number"),
     ("width", -5, "width -5 is under 1"),  # shown as a -5x16 board
+    ("width", 100_000_000, "a 100000000x9 board is larger than any game autoplay plays"),
+    ("height", 1001, "a 9x1001 board is larger than any game autoplay plays"),
     ("clicks", -1, "clicks -1 is under 0"),
     ("seconds", "x", "seconds 'x' is not a number"),
     ("seconds", 1e400, "seconds inf is not a duration"),  # --json wrote Infinity
@@ -284,6 +286,7 @@ def test_a_game_no_board_could_hold_is_refused() -> None:
         dataclasses.replace(A_GAME, mines=81)
     with pytest.raises(ValueError, match=r"^the first cell \(2, 9\) is off the 9x9 board$"):
         dataclasses.replace(A_GAME, first_cell=Cell(2, 9))
+    assert dataclasses.replace(A_GAME, width=1000, height=1000).width == 1000
 
 
 def test_a_game_too_short_to_time_has_no_speed() -> None:
