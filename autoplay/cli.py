@@ -543,23 +543,26 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_od
             report["odds_exact"] = odds.exact
         _echo_report(report, about)
         return deduction, guess
-    # soft_wrap: a row wider than the terminal, or than 80 columns in a pipe, stays one line
+    # soft_wrap: a row wider than the terminal, or than 80 columns in a pipe, stays one line;
+    # in a terminal the sentences wrap between words, not wherever the terminal cuts them
     console = Console(highlight=False, soft_wrap=True)
+    piped = not console.is_terminal
     console.print(_render(board, deduction))
-    console.print(_summary(board, deduction))
+    console.print(_summary(board, deduction), soft_wrap=piped)
     if guess is not None:
         console.print(f"nothing is proven safe: the best guess is {_cell_list({guess.cell})}, "
                       f"a mine with probability {_percent(guess.probability)} "
                       f"({_WHY.get(guess.reason, guess.reason)}"
-                      f"{'' if guess.exact else ', estimated'})")
+                      f"{'' if guess.exact else ', estimated'})", soft_wrap=piped)
     if odds is not None:
         console.print("mine probability of each unopened cell, in percent"
-                      + ("" if odds.exact else " (estimated: the exact count was too long)"))
-        click.echo(_render_odds(board, odds))
+                      + ("" if odds.exact else " (estimated: the exact count was too long)"),
+                      soft_wrap=piped)
+        click.echo(_render_odds(board, odds, console.width if console.is_terminal else None))
     if assumed is not None:
         console.print(f"the mine count is not known, so the guess and odds take it as "
                       f"{assumed} ({_assumption(board, assumed)}): give the game's own count "
-                      f"with --mines N, or a first line 'mines: N'")
+                      f"with --mines N, or a first line 'mines: N'", soft_wrap=piped)
     return deduction, guess
 
 
@@ -595,11 +598,13 @@ def _percent(probability: Fraction) -> str:
     return ">99.9%" if text == "100.0" and probability < 1 else f"{text}%"
 
 
-def _render_odds(board: Board, odds: Odds) -> str:
+def _render_odds(board: Board, odds: Odds, width: int | None = None) -> str:
     """Each unknown cell's mine probability, in percent, laid out as the board: plain text,
-    so that a pipe or a narrow terminal gets every column whole. An opened cell shows as
-    ``-``, since its count would read as a probability; 0 and 100 mean proven, so an odd
-    that only rounds to them shows as ``<1`` or ``>99``."""
+    so that a pipe gets every row whole. In a terminal too narrow for a row (``width``
+    columns), the grid comes in bands of columns, each headed by the columns it holds, instead
+    of rows the terminal would wrap. An opened cell shows as ``-``, since its count would read
+    as a probability; 0 and 100 mean proven, so an odd that only rounds to them shows as
+    ``<1`` or ``>99``."""
     def text(cell: Cell) -> str:
         p = odds.probabilities.get(cell)
         if p is not None:
@@ -607,8 +612,17 @@ def _render_odds(board: Board, odds: Odds) -> str:
             return ("<1" if percent == 0 < p else ">99" if percent == 100 and p < 1
                     else str(percent))
         return "-" if board[cell] >= 0 else state_char(board[cell])
-    return "\n".join(" ".join(f"{text(Cell(r, c)):>3}" for c in range(board.width))
-                     for r in range(board.height))
+
+    def grid(first: int, stop: int) -> str:
+        return "\n".join(" ".join(f"{text(Cell(r, c)):>3}" for c in range(first, stop))
+                         for r in range(board.height))
+
+    per_band = board.width if width is None else max(1, (width + 1) // 4)  # 3 wide, 1 apart
+    if per_band >= board.width:
+        return grid(0, board.width)
+    return "\n".join(f"columns {first}-{min(first + per_band, board.width) - 1}:\n"
+                     + grid(first, min(first + per_band, board.width))
+                     for first in range(0, board.width, per_band))
 
 
 def _fail_inconsistent(board: Board, message: str, as_json: bool,

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from autoplay.cli import cli
+from tests.processes import run_in_terminal
 from tests.test_interrupts import large_board
 from tools.nonogram_times import random_clues
 
@@ -349,6 +350,22 @@ def test_odds_of_a_wide_board_are_whole_through_a_pipe() -> None:
     code, out, _ = run("solve", "--odds", "-", stdin="mines: 10\n" + row + row)
     assert code == 0
     assert out.splitlines()[-2:] == [" ".join([" 17"] * 30)] * 2
+
+
+def test_odds_of_a_wide_board_come_in_bands_in_a_narrow_terminal(tmp_path: Path) -> None:
+    """An expert board's 30 columns of odds take 119 columns: an 80-column terminal gets
+    columns 0-19, then 20-29, instead of each row wrapped onto two lines."""
+    board = tmp_path / "expert.txt"
+    board.write_text("mines: 99\n" + "".join(f"{'1' if r == 0 else '.'}{'.' * 29}\n"
+                                               for r in range(16)))
+    whole = run("solve", "--odds", str(board))[1].splitlines()[-16:]
+    shown = run_in_terminal("solve", "--odds", str(board), columns=80).splitlines()
+    assert max(map(len, shown)) <= 80
+    first = shown.index("columns 0-19:")
+    assert shown[first + 17] == "columns 20-29:"
+    left, right = shown[first + 1:first + 17], shown[first + 18:first + 34]
+    assert [f"{a} {b}" for a, b in zip(left, right, strict=True)] == whole
+    assert left[0].split()[:2] == ["-", "33"]
 
 
 @pytest.mark.parametrize(("mines", "shown"), [(1, "<1"), (249, ">99")])
