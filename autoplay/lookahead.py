@@ -32,7 +32,7 @@ in order:
    proof.
 
 The counts are exact integers from :class:`~autoplay.odds.LayoutCounter`, which
-re-enumerates only the component each imagined number changes. Past the work bound, the
+re-counts only the component each imagined number changes. Past the work bound, the
 lowest probability decides (:func:`autoplay.odds.lowest_probability_guess`, which logs its
 estimate); so it does, logged, when the counts looking ahead would spend more than
 :data:`AHEAD_WORK` steps weighing the components against each other (a board of hundreds
@@ -58,10 +58,10 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from autoplay.board import MINE, UNKNOWN, Board, Cell, is_mine_like
+from autoplay.boxes import DEFAULT_BUDGET
 from autoplay.deduction import Deduction, Problem
 from autoplay.errors import InconsistentBoard
 from autoplay.odds import (
-    DEFAULT_BUDGET,
     NOTHING_TO_GUESS,
     Count,
     Guess,
@@ -113,7 +113,7 @@ def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDG
                  proven: Deduction | None = None) -> Guess:
     """The cell to open when none is proven safe: see the module docstring.
 
-    ``rng`` breaks ties between equally good cells; ``budget`` bounds the enumeration of each
+    ``rng`` breaks ties between equally good cells; ``budget`` bounds the count of each
     component, and ``proven`` (a deduction the caller has) is kept past it, as in
     :func:`~autoplay.odds.mine_probabilities`.
 

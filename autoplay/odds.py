@@ -9,9 +9,10 @@ each layout equally likely. Listing those layouts is hopeless, but counting them
 2. frontier cells that touch exactly the same constraints form a *box*: a layout matters only
    through how many mines each box holds, and k mines in a box of n cells stand for C(n, k)
    layouts;
-3. boxes linked by constraints form independent *components*, each enumerated apart by
-   backtracking over box counts, which gives for every total m of its mines the number of
-   layouts W(m) and each box's mines summed over them;
+3. boxes linked by constraints form independent *components*, each counted apart
+   (:func:`autoplay.boxes.tally`: by backtracking over box counts, or a sweep box by box
+   on a long component), which gives for every total m of its mines the number of layouts
+   W(m) and each box's mines summed over them;
 4. the components meet only through the mine count: totals that leave r mines for the O
    cells touching no count weigh C(O, r) more.
 
@@ -20,7 +21,7 @@ for each cell, the number that mine it), so the probabilities are exact
 :class:`~fractions.Fraction`. The counter remembers each component's tally, for
 :mod:`autoplay.lookahead`, which counts many positions that differ in one component; it
 also lists the layouts themselves when they are few, and draws them at random for a
-rollout. The enumeration is bounded (``budget``); past the bound a rough estimate stands
+rollout. The counting is bounded (``budget``); past the bound a rough estimate stands
 in, marked ``exact=False`` and logged, so no position can stall a game.
 
 >>> board = Board.parse('''
@@ -52,7 +53,9 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from autoplay import boxes
 from autoplay.board import UNKNOWN, Board, Cell, is_mine_like
+from autoplay.boxes import DEFAULT_BUDGET, Component, OutOfBudget, Tally
 from autoplay.deduction import (
     Constraint,
     Deduction,
@@ -64,10 +67,6 @@ from autoplay.deduction import (
 from autoplay.errors import InconsistentBoard
 
 log = logging.getLogger(__name__)
-
-DEFAULT_BUDGET = 200_000
-"""Search steps allowed per position: well above what real expert positions take."""
-
 
 @dataclass(frozen=True, slots=True)
 class Odds:
@@ -112,39 +111,6 @@ class Count:
         return {j: mined for cells, mined in self.groups for j in cells}
 
 
-class _OutOfBudget(Exception):
-    """The enumeration took more steps than allowed."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Component:
-    """Boxes (cells touching the same constraints) linked by constraints, in search order."""
-
-    boxes: list[list[int]]
-    """Flat cell indices of each box."""
-    constraints: list[tuple[list[int], int]]
-    """Each constraint as (the indices of its boxes, its mine count)."""
-
-    def key(self) -> tuple[object, ...]:
-        """What the component's layouts depend on: equal keys, equal tallies."""
-        return (tuple(map(tuple, self.boxes)),
-                tuple((tuple(boxes), mines) for boxes, mines in self.constraints))
-
-
-@dataclass(frozen=True, slots=True)
-class _Tally:
-    """A component's layouts, by their number of mines m."""
-
-    ways: dict[int, int]
-    """W(m): the number of layouts of the component's cells with m mines."""
-    box_mines: dict[int, list[int]]
-    """For each m, each box's mines summed over those W(m) layouts."""
-
-
-_Leaf = Callable[[int, int, list[int]], None]
-"""Told of each fitting assignment: its total mines, its number of layouts, each box's mines."""
-
-
 LISTED_FIRST = 100
 """:func:`count_layouts` lists this many layouts of the frontier before it counts them by
 component: a layout of a large frontier takes milliseconds to list, and the cells touching no
@@ -178,7 +144,7 @@ class LayoutCounter:
 
     A player that looks ahead counts many positions that differ from the board in one
     component only (the one around the cell it imagines opened): the others are not
-    enumerated again. ``budget`` bounds the search steps of each component; ``combining``,
+    counted again. ``budget`` bounds the steps of each component's count; ``combining``,
     when given, the steps all its counts together may spend weighing the components'
     totals against each other (one for each pair of a total of the components before one
     and a total of that one): on a board of hundreds of components, a count of big numbers
@@ -190,7 +156,7 @@ class LayoutCounter:
         self.combining = combining
         self.combined = 0
         """The steps spent combining so far."""
-        self._tallies: dict[tuple[object, ...], _Tally] = {}
+        self._tallies: dict[tuple[object, ...], Tally] = {}
 
     def is_spent(self) -> bool:
         """Whether the counts so far have spent more than ``combining``."""
@@ -203,10 +169,10 @@ class LayoutCounter:
         :raises InconsistentBoard: when no mine layout fits.
         """
         settled = problem.propagate()
-        components = _components(problem.residue(settled), problem.unknown)
+        components = boxes.components(problem.residue(settled), problem.unknown)
         try:
             tallies = [(c, self._tally(c, problem.mines_left)) for c in components]
-        except _OutOfBudget:
+        except OutOfBudget:
             return None
         if problem.mines_left is not None:
             self.combined += _combining_steps([tally.ways for _, tally in tallies])
@@ -232,10 +198,10 @@ class LayoutCounter:
             return None
         fixed = frozenset(j for j, mine in settled.items() if mine)
         partial: list[tuple[int, frozenset[int]]] = [(0, fixed)]
-        for component in _components(problem.residue(settled), problem.unknown):
+        for component in boxes.components(problem.residue(settled), problem.unknown):
             placements = [(total, layout)
-                          for total, counts in _assignments(component, left, self.budget)
-                          for layout in _placements(component.boxes, counts)]
+                          for total, counts in boxes.assignments(component, left, self.budget)
+                          for layout in boxes.placements(component.boxes, counts)]
             partial = [(m + total, mines | layout) for m, mines in partial
                        for total, layout in placements if m + total <= left]
             # Frontier layouts that leave too many mines for the cells touching no count
@@ -264,13 +230,13 @@ class LayoutCounter:
         mines_left = problem.mines_unsettled(settled)
         assert mines_left is not None, "the count is known: checked above"
         fixed = [j for j, mine in settled.items() if mine]
-        components = _components(problem.residue(settled), problem.unknown)
+        components = boxes.components(problem.residue(settled), problem.unknown)
         try:
             ways = [self._tally(c, problem.mines_left).ways for c in components]
             found = [[(total, counts, math.prod(map(math.comb, map(len, c.boxes), counts)))
-                      for total, counts in _assignments(c, mines_left, self.budget)]
+                      for total, counts in boxes.assignments(c, mines_left, self.budget)]
                      for c in components]
-        except _OutOfBudget:
+        except OutOfBudget:
             return None
         outside = problem.outside
         aheads = list(_aheads(ways, _running_totals(ways), len(outside), mines_left))[::-1]
@@ -292,13 +258,13 @@ class LayoutCounter:
 
         return draw
 
-    def _tally(self, component: _Component, cap: int | None) -> _Tally:
+    def _tally(self, component: Component, cap: int | None) -> Tally:
         # The board's whole mine count caps every component: the cap stays the same for
         # every position looked at from one board, so their tallies can be shared.
         key = (component.key(), cap)
         tally = self._tallies.get(key)
         if tally is None:
-            tally = self._tallies[key] = _enumerate(component, cap, self.budget)
+            tally = self._tallies[key] = boxes.tally(component, cap, self.budget)
         return tally
 
 
@@ -316,8 +282,8 @@ def mine_probabilities(board: Board, *, budget: int = DEFAULT_BUDGET,
     problem = Problem(board)
     count = LayoutCounter(budget).count(problem)
     if count is None:
-        log.warning("odds: ESTIMATE, NOT EXACT: the enumeration of %d frontier cells took more "
-                    "than %d steps; guessing from a fit of each count's mines",
+        log.warning("odds: ESTIMATE, NOT EXACT: counting the layouts of %d frontier cells "
+                    "took more than %d steps; guessing from a fit of each count's mines",
                     len(problem.frontier), budget)
         settled = _settled(board, deduce(board) if proven is None else proven)
         estimate = {j: Fraction(int(mine)) for j, mine in settled.items()}
@@ -353,7 +319,7 @@ def assume_mines(board: Board, *, budget: int = DEFAULT_BUDGET) -> Board:
     one of the board's size (:data:`CLASSIC_MINES`), else :data:`ASSUMED_DENSITY` of the
     cells, or the nearest count a layout fits that leaves an unopened cell safe (the game
     goes on). It is for guessing only: a cell is proven safe over every count. The board is
-    returned as it is when it has a count. When enumerating its layouts' counts would take
+    returned as it is when it has a count. When counting its layouts would take
     more than ``budget`` steps, the counts taken from are those of one layout of the
     frontier, with any number of mines on the cells touching no count.
 
@@ -370,11 +336,11 @@ def assume_mines(board: Board, *, budget: int = DEFAULT_BUDGET) -> Board:
     # number, so a handful of intervals stands for millions of totals on a huge board.
     totals = [(fewest, fewest + len(problem.outside))]
     try:
-        for component in _components(problem.residue(settled), problem.unknown):
+        for component in boxes.components(problem.residue(settled), problem.unknown):
             ways = counter._tally(component, None).ways
             totals = _merged([(low + m, high + m) for low, high in totals
                               for m, w in ways.items() if w])
-    except _OutOfBudget:
+    except OutOfBudget:
         layout = find_layout(board)
         if layout is None:
             raise InconsistentBoard("no mine layout fits this board") from None
@@ -435,124 +401,7 @@ def unopened_around(board: Board, index: int) -> int:
     return sum(1 for j in board.neighbour_indices(index) if board.states[j] == UNKNOWN)
 
 
-def _components(residue: Sequence[Constraint], unknown: Sequence[int]) -> list[_Component]:
-    """Group the residue's cells into boxes, and the boxes into components.
-
-    Boxes come in breadth-first order, so each constraint is complete (and prunes the
-    search) soon after its first box is chosen.
-    """
-    touching: dict[int, list[int]] = {}
-    for n, c in enumerate(residue):
-        for j in c.cells:
-            touching.setdefault(j, []).append(n)
-    box_of: dict[tuple[int, ...], list[int]] = {}
-    for j in unknown:
-        if j in touching:
-            box_of.setdefault(tuple(touching[j]), []).append(j)
-    boxes_of_constraint: dict[int, list[tuple[int, ...]]] = {}
-    for key in box_of:
-        for n in key:
-            boxes_of_constraint.setdefault(n, []).append(key)
-    components = []
-    seen: set[tuple[int, ...]] = set()
-    for start in box_of:
-        if start in seen:
-            continue
-        seen.add(start)
-        order = [start]
-        for key in order:
-            for n in key:
-                for other in boxes_of_constraint[n]:
-                    if other not in seen:
-                        seen.add(other)
-                        order.append(other)
-        position = {key: i for i, key in enumerate(order)}
-        numbers = sorted({n for key in order for n in key})
-        components.append(_Component(
-            [box_of[key] for key in order],
-            [([position[key] for key in boxes_of_constraint[n]], residue[n].mines)
-             for n in numbers]))
-    return components
-
-
-def _enumerate(component: _Component, cap: int | None, budget: int) -> _Tally:
-    """The component's layouts by their number of mines (see :func:`_search`)."""
-    ways: dict[int, int] = {}
-    box_mines: dict[int, list[int]] = {}
-    sizes = [len(box) for box in component.boxes]
-
-    def tally(total: int, weight: int, counts: list[int]) -> None:
-        ways[total] = ways.get(total, 0) + weight
-        sums = box_mines.setdefault(total, [0] * len(sizes))
-        for i, k in enumerate(counts):
-            sums[i] += weight * k
-
-    _search(component, cap, budget, tally)
-    return _Tally(ways, box_mines)
-
-
-def _assignments(component: _Component, cap: int, budget: int) -> list[tuple[int, list[int]]]:
-    """The component's assignments of mines to boxes, each with its total (see :func:`_search`)."""
-    found: list[tuple[int, list[int]]] = []
-    _search(component, cap, budget, lambda total, _, counts: found.append((total, list(counts))))
-    return found
-
-
-def _search(component: _Component, cap: int | None, budget: int, leaf: _Leaf) -> None:
-    """Every assignment of mine counts to the component's boxes that fits its constraints,
-    with at most ``cap`` mines in all, each told to ``leaf``.
-
-    Each box's range is cut by every constraint it is in: no more than the mines a
-    constraint still needs, and no fewer than it needs beyond the room left in its other
-    boxes, so a constraint's last box is forced and every leaf reached is a solution.
-
-    :raises _OutOfBudget: past ``budget`` steps.
-    """
-    sizes = [len(box) for box in component.boxes]
-    constraints_of: list[list[int]] = [[] for _ in sizes]
-    need = [mines for _, mines in component.constraints]
-    room = [0] * len(need)
-    for n, (boxes, _) in enumerate(component.constraints):
-        for b in boxes:
-            constraints_of[b].append(n)
-            room[n] += sizes[b]
-    most = math.inf if cap is None else cap
-    counts = [0] * len(sizes)
-    steps = 0
-
-    def search(b: int, total: int, weight: int) -> None:
-        nonlocal steps
-        steps += 1
-        if steps > budget:
-            raise _OutOfBudget
-        if b == len(sizes):
-            leaf(total, weight, counts)
-            return
-        size = sizes[b]
-        low, high = 0, min(size, most - total)
-        for n in constraints_of[b]:
-            high = min(high, need[n])
-            low = max(low, need[n] - room[n] + size)
-        for k in range(low, int(high) + 1):
-            for n in constraints_of[b]:
-                need[n] -= k
-                room[n] -= size
-            counts[b] = k
-            search(b + 1, total + k, weight * math.comb(size, k))
-            for n in constraints_of[b]:
-                need[n] += k
-                room[n] += size
-
-    search(0, 0, 1)
-
-
-def _placements(boxes: list[list[int]], counts: list[int]) -> list[frozenset[int]]:
-    """The cell layouts of one assignment of mine counts to boxes."""
-    return [frozenset(itertools.chain.from_iterable(choice)) for choice in itertools.product(
-        *(itertools.combinations(box, k) for box, k in zip(boxes, counts)))]
-
-
-def _combine(tallies: list[tuple[_Component, _Tally]], outside: Sequence[int],
+def _combine(tallies: list[tuple[Component, Tally]], outside: Sequence[int],
              mines_left: int | None) -> tuple[int, list[tuple[tuple[int, ...], int]]]:
     """The number of layouts, and the layouts with a mine on each cell, weighing every
     component's totals against the others' and the cells touching no count.
@@ -585,15 +434,15 @@ def _combine(tallies: list[tuple[_Component, _Tally]], outside: Sequence[int],
     if outside:
         outside_mines = sum(w * ahead[m] * (mines_left - m) for m, w in everything.items())
         groups.append((tuple(outside), outside_mines // len(outside)))
-    boxes: list[tuple[tuple[int, ...], int]] = []
+    by_box: list[tuple[tuple[int, ...], int]] = []
     for c in reversed(range(len(tallies))):
         component, tally = tallies[c]
         weight = {m: sum(w * ahead[t + m] for t, w in before[c].items()) for m in tally.ways}
         for i, box in reversed(list(enumerate(component.boxes))):
             mines = sum(sums[i] * weight[m] for m, sums in tally.box_mines.items())
-            boxes.append((tuple(box), mines // len(box)))
+            by_box.append((tuple(box), mines // len(box)))
         ahead = next(aheads)
-    return layouts, groups + boxes[::-1]
+    return layouts, groups + by_box[::-1]
 
 
 def _aheads(distributions: Sequence[Mapping[int, int]], before: Sequence[Mapping[int, int]],

@@ -32,9 +32,10 @@ from typing import Literal, Protocol
 
 from autoplay import lookahead, odds
 from autoplay.board import UNKNOWN, Board, Cell
+from autoplay.boxes import DEFAULT_BUDGET
 from autoplay.deduction import deduce
 from autoplay.errors import plural
-from autoplay.odds import DEFAULT_BUDGET, Guess
+from autoplay.odds import Guess
 
 log = logging.getLogger(__name__)
 

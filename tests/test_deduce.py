@@ -14,7 +14,7 @@ import z3
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from autoplay import deduction
+from autoplay import boxes, deduction
 from autoplay.bench import article_model, expert_positions
 from autoplay.board import (
     EXPLODED,
@@ -128,24 +128,65 @@ def split_above(cells: int) -> Iterator[None]:
 
 
 @contextmanager
-def joins_missed() -> Iterator[None]:
-    """Within, no component's layout is found to join the others' under the count, so
-    every cell is asked of the solver over everything (rare, and so tested apart)."""
+def joins_missed(*, countable: bool = True) -> Iterator[None]:
+    """Within, no component's layout is found to join the others' under the count, so what
+    is left open is settled by counting the components' layouts (rare, and so tested
+    apart); unless not ``countable``, where counting runs past its work bound at once and
+    every cell is asked of the solver over everything (rarer still)."""
     join = deduction._Join
-    total = join.total
+    total, budget = join.total, boxes.DEFAULT_BUDGET
     join.total = lambda self, part, count: None
+    if not countable:
+        boxes.DEFAULT_BUDGET = 0
     try:
         yield
     finally:
-        join.total = total
+        join.total, boxes.DEFAULT_BUDGET = total, budget
 
 
-@pytest.mark.parametrize("joined", [True, False], ids=["joined", "missed"])
+@pytest.mark.parametrize("path", ["joined", "counted", "solved"])
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(board=positions() | strips())
-def test_settling_apart_agrees_with_brute_force(joined: bool, board: Board) -> None:
-    with split_above(0), (nullcontext() if joined else joins_missed()):
+def test_settling_apart_agrees_with_brute_force(path: str, board: Board) -> None:
+    with split_above(0), (nullcontext() if path == "joined"
+                          else joins_missed(countable=path == "counted")):
         assert_agrees_with_brute_force(board)
+
+
+def _count_range(board: Board) -> tuple[int, int]:
+    """The fewest and the most mines a layout of ``board`` (which shows no mine) can have,
+    from the components' tallies."""
+    problem = Problem(board)
+    settled = problem.propagate()
+    tallies = [boxes.tally(component, None, boxes.DEFAULT_BUDGET).ways for component
+               in boxes.components(problem.residue(settled), problem.unknown)]
+    fixed = sum(settled.values())
+    return (fixed + sum(min(ways) for ways in tallies),
+            fixed + sum(max(ways) for ways in tallies) + len(problem.outside))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_count_at_the_edge_of_the_possible_agrees_with_ms_toollib(seed: int) -> None:
+    """Random 40x40 positions told the fewest mines a layout can have, two more, or the
+    most: the components are counted to join them through a count this tight (what Z3 was
+    slow to settle), and an independent solver must find the same cells certain; one mine
+    fewer than the fewest, or more than the most, fits no layout."""
+    board = Board.parse(large_board(40, seed))
+    fewest, most = _count_range(board)
+    assert fewest < board.mines < most
+    for count in (fewest, fewest + 2, most):
+        told = board.with_mines(count)
+        deduction = deduce(told)
+        grid = [[10 if s == UNKNOWN else 11 if s == FLAG else s
+                 for s in told.states[r * told.width:(r + 1) * told.width]]
+                for r in range(told.height)]
+        probabilities = ms_toollib.cal_probability_onboard(grid, count)[0]
+        unknown = told.unknown_cells()
+        assert deduction.safe == {c for c in unknown if probabilities[c.row][c.col] < 1e-9}
+        assert deduction.mines == {c for c in unknown if probabilities[c.row][c.col] > 1 - 1e-9}
+    for count in (fewest - 1, most + 1):
+        with pytest.raises(InconsistentBoard, match="no mine layout fits this board"):
+            deduce(board.with_mines(count))
 
 
 @pytest.mark.parametrize("counted", [True, False], ids=["count", "no-count"])
