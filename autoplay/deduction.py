@@ -330,10 +330,10 @@ def _random_values(solver: PbSolver, variables: list[int], values: list[bool], d
     return values
 
 
-def count_layouts_listed(board: Board, limit: int, *, most: int | None = None) -> int | None:
+def count_layouts_listed(board: Board, limit: int) -> int:
     """The number of mine layouts that fit the board, or ``limit + 1`` if there are more,
     found by listing the frontier's layouts one by one (Z3, each new layout excluding those
-    before); None when ``most`` layouts of the frontier were listed before either was known.
+    before).
 
     With a total mine count, each layout of the frontier stands for every way of placing the
     remaining mines on the cells that touch no count: one layout is often more than
@@ -347,18 +347,15 @@ def count_layouts_listed(board: Board, limit: int, *, most: int | None = None) -
     residue = problem.residue(settled)
     solver, variables, mines_left = _counting_solver(problem, settled, residue)
     outside = len(problem.outside)
-    total = listed = 0
+    total = 0
     while solver.check():
         values = solver.values(variables)
         if mines_left is None:
             total += 2 ** outside
         else:
             total += math.comb(outside, mines_left - sum(values))
-        listed += 1
         if total > limit or not variables:
             break
-        if listed == most:
-            return None
         solver.add_clause([-(v + 1) if mine else v + 1 for v, mine in zip(variables, values)])
     return min(total, limit + 1)
 

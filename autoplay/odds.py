@@ -111,32 +111,22 @@ class Count:
         return {j: mined for cells, mined in self.groups for j in cells}
 
 
-LISTED_FIRST = 100
-""":func:`count_layouts` lists this many layouts of the frontier before it counts them by
-component: a layout of a large frontier takes milliseconds to list, and the cells touching no
-count often make one of them more than the limit, while the count by component can take a
-second to find itself past its work bound."""
-
-
 def count_layouts(board: Board, limit: int, *, budget: int = DEFAULT_BUDGET) -> int:
     """The number of mine layouts that fit the board, or ``limit + 1`` if there are more.
 
-    The first :data:`LISTED_FIRST` layouts are listed
-    (:func:`~autoplay.deduction.count_layouts_listed`); if that does not settle it, they are
-    counted by box and component (:class:`LayoutCounter`), where listing ten thousand of
-    them took seconds, and past that count's work bound ``budget``, listed to the limit.
-    With a total mine count, each layout of the frontier stands for every way of placing
-    the remaining mines on the cells that touch no count.
+    Counted by box and component (:class:`LayoutCounter`), as the odds are; past that
+    count's work bound ``budget``, listed to the limit
+    (:func:`~autoplay.deduction.count_layouts_listed`). Listing came first until the sweep
+    made counting quick on long components, and left a board whose count is near the fewest
+    mines that fit without an answer: Z3 found no first layout in minutes.
     """
-    listed = count_layouts_listed(board, limit, most=LISTED_FIRST)
-    if listed is not None:
-        return listed
-    count = LayoutCounter(budget).count(Problem(board))  # a layout fits: listed one
+    try:
+        count = LayoutCounter(budget).count(Problem(board))
+    except InconsistentBoard:
+        return 0
     if count is not None:
         return min(count.layouts, limit + 1)
-    everything = count_layouts_listed(board, limit)
-    assert everything is not None
-    return everything
+    return count_layouts_listed(board, limit)
 
 
 class LayoutCounter:
