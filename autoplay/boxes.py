@@ -234,68 +234,23 @@ _State = tuple[int, ...]
 """The mines placed so far in each constraint the sweep has begun and not finished."""
 
 
+_Move = tuple[_State, int, _State]
+"""A state, the number of mines the next box takes, and the state that leads to."""
+
+
 def _sweep(component: Component, cap: int | None, budget: int) -> Tally:
     """The component's layouts with at most ``cap`` mines by their number of mines, box by
     box: see the module docstring.
 
-    Forwards, ``layers[i]`` holds for each state after the first ``i`` boxes the layouts
-    of those boxes that reach it; every move (a state, a box's count, the state it leads to)
-    is kept. Backwards, ``after`` holds for each state the layouts of the boxes still to
-    come that finish every constraint from it. A box's mines over all layouts are then, for
-    each state after it, the layouts up to it weighted by its count, times those after it.
+    Forwards (:func:`_forward`), the layouts up to each box by the state they reach.
+    Backwards, ``after`` holds for each state the layouts of the boxes still to come that
+    finish every constraint from it. A box's mines over all layouts are then, for each state
+    after it, the layouts up to it weighted by its count, times those after it.
 
     :raises OutOfBudget: past ``budget`` moves.
     """
+    layers, moves, slot = _forward(component, cap, budget)
     sizes = [len(box) for box in component.boxes]
-    cells = sum(sizes)
-    slot = cells + cells.bit_length() + 1  # a box's mines summed over every layout fit
-    most = cells if cap is None else min(cap, cells)
-    need = [mines for _, mines in component.constraints]
-    room = [0] * len(need)
-    last = [0] * len(need)
-    touching: list[list[int]] = [[] for _ in sizes]
-    for n, (boxes, _) in enumerate(component.constraints):
-        for b in boxes:
-            touching[b].append(n)
-            room[n] += sizes[b]
-        last[n] = max(boxes)
-    layers: list[dict[_State, _Poly]] = [{(): (0, 1)}]
-    moves: list[list[tuple[_State, int, _State]]] = []
-    begun: list[int] = []
-    steps = 0
-    for i, size in enumerate(sizes):
-        entering = [n for n in touching[i] if n not in begun]
-        current = begun + entering
-        at = {n: p for p, n in enumerate(current)}
-        for n in touching[i]:
-            room[n] -= size  # now the room left after this box
-        bounds = [(at[n], need[n], room[n]) for n in touching[i]]
-        kept = [p for p, n in enumerate(current) if last[n] != i]
-        padding = (0,) * len(entering)
-        layer: dict[_State, _Poly] = {}
-        made: list[tuple[_State, int, _State]] = []
-        for state, (low_total, packed) in layers[-1].items():
-            placed = list(state + padding)
-            low, high = 0, min(size, most - low_total)
-            for p, wanted, left in bounds:
-                low = max(low, wanted - placed[p] - left)
-                high = min(high, wanted - placed[p])
-            for k in range(low, high + 1):
-                for p, _, _ in bounds:
-                    placed[p] += k
-                reached = tuple(placed[p] for p in kept)
-                for p, _, _ in bounds:
-                    placed[p] -= k
-                made.append((state, k, reached))
-                layer[reached] = _plus(layer.get(reached),
-                                       (low_total + k, packed * math.comb(size, k)), slot)
-            steps += max(high - low + 1, 1)
-            if steps > budget:
-                raise OutOfBudget
-        layers.append({state: trimmed for state, poly in layer.items()
-                       if (trimmed := _at_most(poly, most, slot))[1]})
-        moves.append(made)
-        begun = [current[p] for p in kept]
     whole = layers[-1].get(())
     if whole is None:
         return Tally({}, {})
@@ -328,6 +283,90 @@ def _sweep(component: Component, cap: int | None, budget: int) -> Tally:
     return Tally(ways, box_mines)
 
 
+def placement(component: Component, total: int, budget: int) -> list[int]:
+    """The mined cells of one layout of the component with exactly ``total`` mines: the
+    sweep forwards, then back from its end through states that the layouts before them
+    reach with the mines left; each box mined in its first cells.
+
+    :raises OutOfBudget: past ``budget`` moves.
+    :raises ValueError: when no layout of the component has ``total`` mines.
+    """
+    layers, moves, slot = _forward(component, total, budget)
+    if _count_of(layers[-1].get(()), total, slot) == 0:
+        raise ValueError(f"no layout of the component has {total} mines")
+    mined: list[int] = []
+    state: _State = ()
+    left = total
+    for i in reversed(range(len(component.boxes))):
+        state, k = next((before, k) for before, k, reached in moves[i] if reached == state
+                        and _count_of(layers[i].get(before), left - k, slot))
+        mined += component.boxes[i][:k]
+        left -= k
+    return mined
+
+
+def _forward(component: Component, cap: int | None,
+             budget: int) -> tuple[list[dict[_State, _Poly]], list[list[_Move]], int]:
+    """The sweep's forward pass: ``layers[i]``, for each state after the first ``i`` boxes,
+    the layouts of those boxes that reach it, with at most ``cap`` mines; ``moves[i]``,
+    every move from a state of ``layers[i]``; and the bits a count takes in a packed
+    polynomial.
+
+    :raises OutOfBudget: past ``budget`` moves.
+    """
+    sizes = [len(box) for box in component.boxes]
+    cells = sum(sizes)
+    slot = cells + cells.bit_length() + 1  # a box's mines summed over every layout fit
+    most = cells if cap is None else min(cap, cells)
+    need = [mines for _, mines in component.constraints]
+    room = [0] * len(need)
+    last = [0] * len(need)
+    touching: list[list[int]] = [[] for _ in sizes]
+    for n, (boxes, _) in enumerate(component.constraints):
+        for b in boxes:
+            touching[b].append(n)
+            room[n] += sizes[b]
+        last[n] = max(boxes)
+    layers: list[dict[_State, _Poly]] = [{(): (0, 1)}]
+    moves: list[list[_Move]] = []
+    begun: list[int] = []
+    steps = 0
+    for i, size in enumerate(sizes):
+        entering = [n for n in touching[i] if n not in begun]
+        current = begun + entering
+        at = {n: p for p, n in enumerate(current)}
+        for n in touching[i]:
+            room[n] -= size  # now the room left after this box
+        bounds = [(at[n], need[n], room[n]) for n in touching[i]]
+        kept = [p for p, n in enumerate(current) if last[n] != i]
+        padding = (0,) * len(entering)
+        layer: dict[_State, _Poly] = {}
+        made: list[_Move] = []
+        for state, (low_total, packed) in layers[-1].items():
+            placed = list(state + padding)
+            low, high = 0, min(size, most - low_total)
+            for p, wanted, left in bounds:
+                low = max(low, wanted - placed[p] - left)
+                high = min(high, wanted - placed[p])
+            for k in range(low, high + 1):
+                for p, _, _ in bounds:
+                    placed[p] += k
+                reached = tuple(placed[p] for p in kept)
+                for p, _, _ in bounds:
+                    placed[p] -= k
+                made.append((state, k, reached))
+                layer[reached] = _plus(layer.get(reached),
+                                       (low_total + k, packed * math.comb(size, k)), slot)
+            steps += max(high - low + 1, 1)
+            if steps > budget:
+                raise OutOfBudget
+        layers.append({state: trimmed for state, poly in layer.items()
+                       if (trimmed := _at_most(poly, most, slot))[1]})
+        moves.append(made)
+        begun = [current[p] for p in kept]
+    return layers, moves, slot
+
+
 def _plus(a: _Poly | None, b: _Poly, slot: int) -> _Poly:
     """The sum of two packed counts by total (``a`` None: nothing yet)."""
     if a is None:
@@ -344,6 +383,14 @@ def _at_most(poly: _Poly, most: int, slot: int) -> _Poly:
     if low > most:
         return low, 0
     return low, packed & ((1 << slot * (most - low + 1)) - 1)
+
+
+def _count_of(poly: _Poly | None, total: int, slot: int) -> int:
+    """The packed count of layouts with ``total`` mines (none in a missing polynomial)."""
+    if poly is None or total < poly[0]:
+        return 0
+    low, packed = poly
+    return packed >> slot * (total - low) & ((1 << slot) - 1)
 
 
 def _unpacked(poly: _Poly, slot: int) -> dict[int, int]:

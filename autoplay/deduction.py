@@ -291,6 +291,16 @@ def find_layout(board: Board, *, safe: Collection[Cell] = (), mines: Collection[
     except InconsistentBoard:
         return None
     residue = problem.residue(settled)
+    known = {j for j, mine in settled.items() if mine}
+    known.update(i for i, s in enumerate(board.states) if is_mine_like(s))
+    left = problem.mines_unsettled(settled)
+    if rng is None and left is not None:
+        try:
+            return _cells(board, known | _counted_layout(problem, residue, left))
+        except InconsistentBoard:
+            return None
+        except boxes.OutOfBudget:
+            pass  # a component too long to count: Z3 looks
     solver, variables, mines_left = _counting_solver(problem, settled, residue)
     if not solver.check():
         return None
@@ -298,14 +308,34 @@ def find_layout(board: Board, *, safe: Collection[Cell] = (), mines: Collection[
     if rng is not None and variables:
         density = (mines_left or 0) / (len(problem.unknown) - len(settled))
         values = _random_values(solver, variables, values, density, rng)
-    layout = {j for j, mine in settled.items() if mine}
-    layout.update(v for v, mine in zip(variables, values) if mine)
+    layout = known | {v for v, mine in zip(variables, values) if mine}
     if mines_left is not None:
         outside_mines = mines_left - sum(values)
         layout.update(problem.outside[:outside_mines] if rng is None
                       else rng.sample(problem.outside, outside_mines))
-    layout.update(i for i, s in enumerate(board.states) if is_mine_like(s))
     return _cells(board, layout)
+
+
+def _counted_layout(problem: Problem, residue: list[Constraint], mines_left: int) -> set[int]:
+    """The mined cells, among those ``residue`` leaves open and those touching no count, of
+    one layout that fits ``mines_left``: a number of mines for each component (counted,
+    :mod:`autoplay.boxes`) that together leave the cells touching no count what they can
+    hold, then a layout of each component with its number. Told a count near the fewest
+    mines that fit, Z3 found no layout in a minute.
+
+    :raises InconsistentBoard: when no layout fits.
+    :raises boxes.OutOfBudget: when a component is too long to count.
+    """
+    components = boxes.components(residue, problem.unknown)
+    counts = [set(boxes.tally(component, mines_left, boxes.DEFAULT_BUDGET).ways)
+              for component in components]
+    numbers = _combination(counts, mines_left - len(problem.outside), mines_left)
+    if numbers is None:
+        raise InconsistentBoard("no mine layout fits this board and its mine count")
+    mined = set(problem.outside[:mines_left - sum(numbers)])
+    for component, k in zip(components, numbers):
+        mined.update(boxes.placement(component, k, boxes.DEFAULT_BUDGET))
+    return mined
 
 
 def _random_values(solver: PbSolver, variables: list[int], values: list[bool], density: float,
@@ -716,11 +746,8 @@ def _join(counts: list[set[int]], low: int, high: int) -> tuple[list[set[int]], 
     >>> _join([{1, 2}, {0, 3}], 4, 4)
     ([{1}, {3}], {4})
     """
-    before = [1]
-    for numbers in counts:
-        before.append(_added(before[-1], numbers))
-    window = (1 << (high + 1)) - (1 << max(low, 0)) if high >= max(low, 0) else 0
-    after = before[-1] & window
+    before = _sums_before(counts)
+    after = before[-1] & _window(low, high)
     totals = {k for k in range(after.bit_length()) if after >> k & 1}
     usable: list[set[int]] = []
     for i in reversed(range(len(counts))):
@@ -728,6 +755,35 @@ def _join(counts: list[set[int]], low: int, high: int) -> tuple[list[set[int]], 
         usable.append(numbers)
         after = before[i] & _added(after, {-k for k in numbers})
     return usable[::-1], totals
+
+
+def _combination(counts: list[set[int]], low: int, high: int) -> list[int] | None:
+    """One of each component's possible numbers of mines (``counts``) that add up to a total
+    between ``low`` and ``high`` (the fewest such), or None if none do (see :func:`_join`)."""
+    before = _sums_before(counts)
+    reachable = before[-1] & _window(low, high)
+    if not reachable:
+        return None
+    total = (reachable & -reachable).bit_length() - 1
+    chosen = []
+    for i in reversed(range(len(counts))):
+        k = min(k for k in counts[i] if k <= total and before[i] >> (total - k) & 1)
+        chosen.append(k)
+        total -= k
+    return chosen[::-1]
+
+
+def _sums_before(counts: list[set[int]]) -> list[int]:
+    """For each i, the bit set of the totals the components before ``i`` can make."""
+    before = [1]
+    for numbers in counts:
+        before.append(_added(before[-1], numbers))
+    return before
+
+
+def _window(low: int, high: int) -> int:
+    """The bit set of the totals from ``low`` to ``high`` (none below 0)."""
+    return (1 << (high + 1)) - (1 << max(low, 0)) if high >= max(low, 0) else 0
 
 
 def _added(sums: int, numbers: Iterable[int]) -> int:

@@ -118,7 +118,7 @@ def count_layouts(board: Board, limit: int, *, budget: int = DEFAULT_BUDGET) -> 
     count's work bound ``budget``, listed to the limit
     (:func:`~autoplay.deduction.count_layouts_listed`). Listing came first until the sweep
     made counting quick on long components, and left a board whose count is near the fewest
-    mines that fit without an answer: Z3 found no first layout in minutes.
+    mines that fit without an answer: Z3 found no first layout in a minute.
     """
     try:
         count = LayoutCounter(budget).count(Problem(board))

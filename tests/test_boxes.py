@@ -47,6 +47,26 @@ def test_the_sweep_counts_as_backtracking_does(board: Board, cap: int | None) ->
         assert boxes._sweep(component, cap, 10**7) == boxes._enumerate(component, cap, 10**7)
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(positions() | strips() | wider_boards())
+def test_a_placement_has_its_total_and_meets_every_constraint(board: Board) -> None:
+    try:
+        components = _components(board)
+    except InconsistentBoard:
+        assume(False)
+    for component in components:
+        ways = boxes.tally(component, None, 10**7).ways
+        for total in range(max(ways, default=0) + 2):
+            if total not in ways:
+                with pytest.raises(ValueError, match=f"no layout of the component has {total}"):
+                    boxes.placement(component, total, 10**7)
+                continue
+            mined = set(boxes.placement(component, total, 10**7))
+            assert len(mined) == total
+            for indices, mines in component.constraints:
+                assert sum(len(mined.intersection(component.boxes[b])) for b in indices) == mines
+
+
 @contextmanager
 def swept() -> Iterator[None]:
     """Within, every component is counted by the sweep."""

@@ -169,8 +169,9 @@ def _count_range(board: Board) -> tuple[int, int]:
 def test_a_count_at_the_edge_of_the_possible_agrees_with_ms_toollib(seed: int) -> None:
     """Random 40x40 positions told the fewest mines a layout can have, two more, or the
     most: the components are counted to join them through a count this tight (what Z3 was
-    slow to settle), and an independent solver must find the same cells certain; one mine
-    fewer than the fewest, or more than the most, fits no layout."""
+    slow to settle, or to find a layout for), an independent solver must find the same cells
+    certain, and a layout is found; one mine fewer than the fewest, or more than the most,
+    fits no layout."""
     board = Board.parse(large_board(40, seed))
     fewest, most = _count_range(board)
     assert fewest < board.mines < most
@@ -184,9 +185,13 @@ def test_a_count_at_the_edge_of_the_possible_agrees_with_ms_toollib(seed: int) -
         unknown = told.unknown_cells()
         assert deduction.safe == {c for c in unknown if probabilities[c.row][c.col] < 1e-9}
         assert deduction.mines == {c for c in unknown if probabilities[c.row][c.col] > 1 - 1e-9}
+        layout = find_layout(told)
+        assert layout is not None
+        assert_layout_fits(told, layout)
     for count in (fewest - 1, most + 1):
         with pytest.raises(InconsistentBoard, match="no mine layout fits this board"):
             deduce(board.with_mines(count))
+        assert find_layout(board.with_mines(count)) is None
 
 
 @pytest.mark.parametrize("counted", [True, False], ids=["count", "no-count"])
