@@ -18,6 +18,7 @@ from autoplay.deduction import Problem
 from autoplay.errors import InconsistentBoard
 from autoplay.odds import mine_probabilities
 from tests.brute import strips
+from tests.test_cli import wide_board
 from tests.test_deduce import positions
 from tests.test_interrupts import large_board
 from tests.test_odds import _brute_force, small_boards
@@ -131,3 +132,18 @@ def test_a_component_too_long_for_either_way_is_out_of_budget() -> None:
         for box, mined in zip(longest.boxes, sums):
             assert Fraction(mined, len(box)).denominator == 1
             assert 0 <= mined <= len(box) * counted.ways[m]
+
+
+def test_a_move_is_charged_for_the_length_of_its_counts(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """The budget bounds the sweep's arithmetic, not only its moves: on a checkerboard
+    opening each state's counts run to thousands of bits, so a component whose moves alone
+    fit the budget runs out of it. (Counting moves alone, the component of a 100x100 one
+    took seconds to stop, and one of a 300x300 position 4.4 s to count.)"""
+    board = Board.parse(wide_board(20, 1))
+    widest = max(_components(board), key=lambda component: len(component.boxes))
+    budget = 140_000  # its moves alone take some 116,000 steps, charged some 165,000
+    with pytest.raises(boxes.OutOfBudget):
+        boxes._sweep(widest, None, budget)
+    monkeypatch.setattr(boxes, "_MOVE_BITS", 10**18)  # one step a move
+    assert boxes._sweep(widest, None, budget).ways
