@@ -12,6 +12,8 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -24,15 +26,23 @@ def run_autoplay(*args: str, display: str | None = None, group: bool = False
 
 def run_python(*args: str, display: str | None = None, group: bool = False
                ) -> subprocess.Popen[str]:
-    """Start Python with ``args``, as :func:`run_autoplay` does. A background job (as CI may
-    start this suite) hands its children SIGINT ignored; a handler here while it starts
-    gives it back."""
+    """Start Python with ``args``, as :func:`run_autoplay` does, Ctrl-C reaching it (see
+    :func:`interruptible`)."""
     env = dict(os.environ) if display is None else os.environ | {"DISPLAY": display}
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
+    with interruptible():
         return subprocess.Popen([sys.executable, *args], text=True, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env=env,
                                 process_group=0 if group else None)
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """Within, the processes started get SIGINT as a terminal's would. A background job (as
+    CI may start this suite) hands its children SIGINT ignored; a handler here while they
+    start gives it back, since a handler, unlike "ignored", does not outlive ``exec``."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
     finally:
         signal.signal(signal.SIGINT, previous)
 

@@ -22,7 +22,7 @@ import pytest
 
 from autoplay.errors import plural
 from autoplay.stats import StatsError, StatsStore
-from tests.processes import is_running, run_autoplay, run_python, wait_until_busy
+from tests.processes import interruptible, is_running, run_autoplay, run_python, wait_until_busy
 
 
 def large_board(size: int, seed: int) -> str:
@@ -63,8 +63,9 @@ def test_ctrl_c_while_the_command_loads_stops_it_as_later(module: str) -> None:
             "sys.argv = ['autoplay', 'solve', '-']\n"
             "from autoplay.__main__ import main\n"
             "main()\n")
-    result = subprocess.run([sys.executable, "-c", code], input="1?\n", capture_output=True,
-                            text=True, timeout=60, check=False)
+    with interruptible():
+        result = subprocess.run([sys.executable, "-c", code], input="1?\n",
+                                capture_output=True, text=True, timeout=60, check=False)
     assert (result.returncode, result.stdout, result.stderr) == (130, "", "Interrupted\n")
 
 
@@ -162,14 +163,11 @@ def test_a_stopped_run_on_a_terminal_says_what_it_kept_below_its_progress_bar(
     # The bar was still drawn when the count was written: "0:00:58304 games finished".
     path = tmp_path / "s.sqlite3"
     main, terminal = pty.openpty()
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # see run_python
-    try:
+    with interruptible():
         process = subprocess.Popen(
             [sys.executable, "-m", "autoplay", "sim", "--preset", "intermediate", "--games",
              "5000", "--workers", "1", "--db", str(path)],
             stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True)
-    finally:
-        signal.signal(signal.SIGINT, previous)
     os.close(terminal)
     shown = b""
     try:
