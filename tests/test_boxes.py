@@ -7,19 +7,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 
-import ms_toollib
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from autoplay import boxes
-from autoplay.board import FLAG, UNKNOWN, Board
+from autoplay.board import Board
 from autoplay.deduction import Problem
 from autoplay.errors import InconsistentBoard
 from autoplay.odds import mine_probabilities
 from tests.brute import strips
 from tests.test_cli import wide_board
-from tests.test_deduce import positions
+from tests.test_deduce import ms_toollib_odds, positions
 from tests.test_interrupts import large_board
 from tests.test_odds import _brute_force, small_boards
 
@@ -104,11 +103,7 @@ def test_odds_of_components_too_long_to_backtrack_agree_with_ms_toollib(seed: in
     assert long == 2
     odds = mine_probabilities(board)
     assert odds.exact
-    grid = [[10 if s == UNKNOWN else 11 if s == FLAG else s
-             for s in board.states[r * board.width:(r + 1) * board.width]]
-            for r in range(board.height)]
-    assert board.mines is not None
-    probabilities = ms_toollib.cal_probability_onboard(grid, board.mines)[0]
+    probabilities = ms_toollib_odds(board)
     for cell, p in odds.probabilities.items():
         assert float(p) == pytest.approx(probabilities[cell.row][cell.col], abs=1e-9)
 

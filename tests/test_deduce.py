@@ -177,14 +177,7 @@ def test_a_count_at_the_edge_of_the_possible_agrees_with_ms_toollib(seed: int) -
     assert fewest < board.mines < most
     for count in (fewest, fewest + 2, most):
         told = board.with_mines(count)
-        deduction = deduce(told)
-        grid = [[10 if s == UNKNOWN else 11 if s == FLAG else s
-                 for s in told.states[r * told.width:(r + 1) * told.width]]
-                for r in range(told.height)]
-        probabilities = ms_toollib.cal_probability_onboard(grid, count)[0]
-        unknown = told.unknown_cells()
-        assert deduction.safe == {c for c in unknown if probabilities[c.row][c.col] < 1e-9}
-        assert deduction.mines == {c for c in unknown if probabilities[c.row][c.col] > 1 - 1e-9}
+        assert_agrees_with_ms_toollib(told)
         layout = find_layout(told)
         assert layout is not None
         assert_layout_fits(told, layout)
@@ -215,16 +208,30 @@ def test_agrees_with_ms_toollib_on_expert_positions() -> None:
     """An independent solver (Rust, probabilities by enumeration) on full-size positions."""
     checked = 0
     for board in expert_positions(6) + list(_game_positions(30, 16, 99, seeds=range(3))):
-        grid = [[10 if s == UNKNOWN else 11 if s == FLAG else s
-                 for s in board.states[r * board.width:(r + 1) * board.width]]
-                for r in range(board.height)]
-        probabilities = ms_toollib.cal_probability_onboard(grid, board.mines)[0]
-        deduction = deduce(board)
-        unknown = board.unknown_cells()
-        assert deduction.safe == {c for c in unknown if probabilities[c.row][c.col] < 1e-9}
-        assert deduction.mines == {c for c in unknown if probabilities[c.row][c.col] > 1 - 1e-9}
+        assert_agrees_with_ms_toollib(board)
         checked += 1
     assert checked >= 20
+
+
+def ms_toollib_odds(board: Board) -> list[list[float]]:
+    """Each cell's mine probability by ms_toollib, an independent solver (Rust, by
+    enumeration), under the board's mine count."""
+    grid = [[10 if s == UNKNOWN else 11 if s == FLAG else s
+             for s in board.states[r * board.width:(r + 1) * board.width]]
+            for r in range(board.height)]
+    assert board.mines is not None
+    probabilities: list[list[float]] = ms_toollib.cal_probability_onboard(grid, board.mines)[0]
+    return probabilities
+
+
+def assert_agrees_with_ms_toollib(board: Board) -> None:
+    """The deducer proves safe exactly the cells ms_toollib gives probability 0, and mines
+    exactly those it gives 1."""
+    probabilities = ms_toollib_odds(board)
+    deduction = deduce(board)
+    unknown = board.unknown_cells()
+    assert deduction.safe == {c for c in unknown if probabilities[c.row][c.col] < 1e-9}
+    assert deduction.mines == {c for c in unknown if probabilities[c.row][c.col] > 1 - 1e-9}
 
 
 def _game_positions(width: int, height: int, mines: int, seeds: range) -> list[Board]:
