@@ -558,7 +558,7 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_od
         console.print("mine probability of each unopened cell, in percent"
                       + ("" if odds.exact else " (estimated: the exact count was too long)"),
                       soft_wrap=piped)
-        click.echo(_render_odds(board, odds, console.width if console.is_terminal else None))
+        click.echo(_render_odds(board, odds, None if piped else console.width))
     if assumed is not None:
         console.print(f"the mine count is not known, so the guess and odds take it as "
                       f"{assumed} ({_assumption(board, assumed)}): give the game's own count "

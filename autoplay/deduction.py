@@ -293,15 +293,15 @@ def find_layout(board: Board, *, safe: Collection[Cell] = (), mines: Collection[
     residue = problem.residue(settled)
     known = {j for j, mine in settled.items() if mine}
     known.update(i for i, s in enumerate(board.states) if is_mine_like(s))
-    left = problem.mines_unsettled(settled)
-    if rng is None and left is not None:
+    mines_left = problem.mines_unsettled(settled)
+    if rng is None and mines_left is not None:
         try:
-            return _cells(board, known | _counted_layout(problem, residue, left))
+            return _cells(board, known | _counted_layout(problem, residue, mines_left))
         except InconsistentBoard:
             return None
         except boxes.OutOfBudget:
             pass  # a component too long to count: Z3 looks
-    solver, variables, mines_left = _counting_solver(problem, settled, residue)
+    solver, variables, _ = _counting_solver(problem, settled, residue)
     if not solver.check():
         return None
     values = solver.values(variables)
