@@ -71,8 +71,8 @@ TEXTURED = 30.0
 """A cell template whose middle has at least this much fine detail (:func:`fine_detail`)
 is *textured*: xbomb's covered cell, a checker of one-pixel black and white dots, has 85;
 no other cell look of the shipped skins of 20 px or more has more than 25 (xdemineur's
-mine). Ace of Penguins' 2 and 3 at 12 px, drawn in one-pixel strokes, have 33 and 37: that
-a plain cell is not read as them either is only right."""
+mine). Ace of Penguins' 2, 3, 5, 6 and 8 at 12 px, drawn in one-pixel strokes, have 33 to
+45: that a plain cell is not read as them either is only right."""
 FLAT = 2.0
 """A cell with less fine detail than this is *plain*, and is not read as a textured look,
 however close it comes at :data:`CELL_SIZE`: averaged down, a checker of dots and a plain

@@ -2,7 +2,8 @@
 
 The fixtures are screenshots of the real games taken by ``fixtures/capture.py``, each with
 its true board, which comes from replaying the clicks on the game's layout and never from
-the reader tested here.
+the reader tested here; and boards it draws with Ace of Penguins' own tiles, showing the
+counts its games were too sparse to show.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from autoplay.vision import (
     reading_of,
     skin_folders,
 )
+from fixtures import capture
 from tools.reading_faults import SHIFTS, clip_inside, on_desktop, scaled
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots"
@@ -357,7 +359,7 @@ def test_only_a_checker_of_dots_is_textured(skins: dict[str, Skin]) -> None:
                 for t, is_textured in zip(skin.templates, skin.textured, strict=True)
                 if is_textured}
     assert textured == {("xbomb", "unopened", 20), ("xbomb", "unopened", 50),
-                        ("ace-minesweeper", "2", 12), ("ace-minesweeper", "3", 12)}
+                        *(("ace-minesweeper", count, 12) for count in "23568")}
     assert fine_detail(np.full((50, 50, 3), 150, np.uint8))[0] < FLAT
 
 
@@ -615,18 +617,45 @@ def boards(game: str) -> dict[Path, Board]:
             for path in sorted((SCREENSHOTS / game).glob("*.png"))}
 
 
-COUNTS_SHOWN = {"sgt-mines": range(9), "gnome-mines": range(9), "xdemineur": range(9),
-                "xbomb": range(9), "ace-minesweeper": range(7)}
-"""The counts some fixture of each game shows: all of them, but 7 and 8 in ace-minesweeper,
-which no harvested game showed (see fixtures/README.md)."""
-
-
 @pytest.mark.parametrize("game", SHIPPED)
 def test_every_count_a_game_has_shown_is_read(game: str, skins: dict[str, Skin]) -> None:
-    """Every fixture reads exactly (above), and together they show these counts."""
+    """Every fixture reads exactly (above), and together they show every count."""
     shown = set().union(*(set(board.states) for board in boards(game).values()))
-    assert set(COUNTS_SHOWN[game]) <= shown
-    assert {str(count) for count in COUNTS_SHOWN[game]} <= set(skins[game].labels())
+    assert set(range(9)) <= shown
+    assert {str(count) for count in range(9)} <= set(skins[game].labels())
+
+
+@pytest.mark.parametrize(("level", "mines"), [("8x8", 6), ("11x11", 20), ("16x16", 45),
+                                              ("32x32", 200)])
+def test_each_ace_minesweeper_level_shows_every_count_its_mines_allow(level: str, mines: int
+                                                                      ) -> None:
+    """Ace of Penguins draws its tiles anew at each level's cell size (48, 36, 24, 12 px),
+    so each level's fixtures, all read exactly above, show every count it can show: up to
+    6 at level 1, whose 6 mines allow no more. Some are drawn with the game's own tiles
+    (``*-tiles-*``; the next test shows why they stand for the game)."""
+    shown = set().union(*(set(board.states) for path, board in boards("ace-minesweeper").items()
+                          if path.name.startswith(f"{level}-")))
+    assert set(range(min(8, mines) + 1)) <= shown
+
+
+def test_ace_minesweeper_draws_every_cell_as_the_tile_its_binary_holds() -> None:
+    """In every screenshot Ace of Penguins drew itself, each cell is, pixel for pixel, the
+    tile its binary holds for the cell's true state: so the boards ``capture.py`` draws with
+    those tiles (``*-tiles-*``, the counts its games were too sparse to show) are what the
+    game shows. A board one count wrong fits nowhere."""
+    sheets = capture.ace_tile_sheets()
+    assert sorted(sheets) == [12, 24, 36, 48]
+    drawn_by_the_game = {path: board for path, board in boards("ace-minesweeper").items()
+                         if "-tiles-" not in path.name}
+    assert len(drawn_by_the_game) >= 18
+    for path, board in drawn_by_the_game.items():
+        image, _ = load(path)
+        assert any(capture.tile_origin(image, board, sheet) for sheet in sheets.values()), path
+    image, board = fixture("ace-minesweeper", "32x32-lost")
+    count = next(cell for cell in board.cells() if board[cell] == 2)
+    wrong = board.with_states({count: 3})
+    assert capture.tile_origin(image, board, sheets[12]) == (9, 35)
+    assert capture.tile_origin(image, wrong, sheets[12]) is None
 
 
 def test_a_state_the_skin_has_never_seen_is_reported(skins: dict[str, Skin]) -> None:
