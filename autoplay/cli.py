@@ -1339,14 +1339,13 @@ def demo_command(game_name: str, preset: str, games: int, flag_mines: bool, spee
     It starts the X server and the game, plays --games games of --preset, records them
     in the statistics file and prints their summary.
     """
-    level = LEVELS[game_name].get(preset)
-    if level is None:
-        raise click.BadParameter(f"autoplay does not play the {preset} board of {game_name} "
-                                 "yet: see the README's presets", param_hint="'--preset'")
+    level = LEVELS[game_name][preset]
     recording = None if record_path is None else Recording()
     try:
         with VirtualDisplay() as display, launch_game(game_name, display.name,
                                                       level.args) as window:
+            if level.window:
+                window.resize(*level.window)
             if level.keys:
                 window.choose(*level.keys)
             screen = Screen(display.name)

@@ -89,6 +89,8 @@ class Level:
     mines: int
     keys: tuple[str, ...] = ()
     """Keys that choose the level once the window is up (:meth:`GameWindow.choose`)."""
+    window: tuple[int, int] | None = None
+    """The window's width and height, set once it is up (:meth:`GameWindow.resize`)."""
 
 
 LEVELS: dict[str, dict[str, Level]] = {
@@ -98,10 +100,11 @@ LEVELS: dict[str, dict[str, Level]] = {
                   "intermediate": Level(("16x16n40",), 16, 16, 40),
                   "expert": Level(("30x16n99",), 30, 16, 99)},
     # Its own sizes; its beginner is 8x8. Its 30x16 (--big) opens in a window that shows 20
-    # of its 30 columns, and in a window large enough its tiles are of a size the skin has
-    # no templates of, so it has no expert here.
+    # of its 30 columns: made 1000x460, the window has the 23 px tiles of its 16x16 in the
+    # 610x460 window --medium opens (tiles follow the window's height), evenly spaced.
     "gnome-mines": {"beginner": Level(("--small",), 8, 8, 10),
-                    "intermediate": Level(("--medium",), 16, 16, 40)},
+                    "intermediate": Level(("--medium",), 16, 16, 40),
+                    "expert": Level(("--big",), 30, 16, 99, window=(1000, 460))},
     # At least 12 columns: beginner is 12x9 with the 10 mines of 9x9.
     "xdemineur": {"beginner": Level(("-geometry", "12x9", "-m", "10"), 12, 9, 10),
                   "intermediate": Level(("-geometry", "16x16", "-m", "40"), 16, 16, 40),
@@ -347,6 +350,20 @@ class GameWindow:
         drawn = self.grab_still()
         self.key(*keys)
         self.grab_changed(drawn)
+
+    def resize(self, width: int, height: int, *, timeout: float = 5.0) -> None:
+        """Make the window ``width`` x ``height`` and wait until the game has drawn it
+        (gnome-mines scales its tiles with its window).
+
+        :raises DesktopError: if it is not that size within ``timeout`` seconds.
+        """
+        xdotool(self.display, "windowsize", self.window, str(width), str(height))
+        deadline = time.monotonic() + timeout
+        while (region := self.region()).width != width or region.height != height:
+            if time.monotonic() > deadline:
+                raise DesktopError(f"{self.name} did not take the size {width}x{height}")
+            time.sleep(0.02)
+        self.grab_still()
 
     def close(self) -> None:
         """End the game's process and remove its private settings directory."""

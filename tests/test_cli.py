@@ -275,8 +275,6 @@ def test_binary_on_standard_input_is_named_as_such() -> None:
     (["stats", "--plot", "/no/such/folder/p.png"],
      "--plot': there is no folder '/no/such/folder' to write in"),
     (["demo", "--record", "out.mp4"], "--record': 'out.mp4' must end in .gif, .png"),
-    (["demo", "--game", "gnome-mines", "--preset", "expert"],
-     "--preset': autoplay does not play the expert board of gnome-mines yet"),
     (["solve", "--skin", "no-such-skin", "-"], "--skin': no skin called 'no-such-skin'"),
     (["stats", "--plot", ""], "--plot': the file name is empty"),
     (["stats", "--db", ""], "--db': the file name is empty"),

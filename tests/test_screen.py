@@ -810,6 +810,16 @@ def test_demo_chooses_a_level_by_key_in_a_game_without_options(tmp_path: Path) -
     assert [(g.width, g.height, g.mines, g.first_click) for g in games] == [(8, 8, 6, "none")] * 2
 
 
+def test_demo_makes_the_window_the_size_a_level_needs(tmp_path: Path) -> None:
+    # GNOME Mines' 30x16 opens in a window that shows 20 of its 30 columns; at 1000x460
+    # its tiles are the 23 px of its 16x16.
+    result = run_demo("--game", "gnome-mines", "--preset", "expert", "--games", "1",
+                      "--json", "--db", str(tmp_path / "s.sqlite3"))
+    assert result.returncode == 0, result.stderr
+    games = list(StatsStore(tmp_path / "s.sqlite3").games())
+    assert [(g.width, g.height, g.mines) for g in games] == [(30, 16, 99)]
+
+
 def test_a_game_of_fixed_levels_knows_its_mine_count_from_the_boards_size(
         xvfb: str, screen: Screen) -> None:
     # xbomb has three levels and no others: its 8x8 board holds 10 mines.
