@@ -1344,8 +1344,8 @@ def demo_command(game_name: str, preset: str, games: int, flag_mines: bool, spee
     try:
         with VirtualDisplay() as display, launch_game(game_name, display.name,
                                                       level.args) as window:
-            if level.window:
-                window.resize(*level.window)
+            if level.window_size:
+                window.resize(*level.window_size)
             if level.keys:
                 window.choose(*level.keys)
             screen = Screen(display.name)

@@ -89,7 +89,7 @@ class Level:
     mines: int
     keys: tuple[str, ...] = ()
     """Keys that choose the level once the window is up (:meth:`GameWindow.choose`)."""
-    window: tuple[int, int] | None = None
+    window_size: tuple[int, int] | None = None
     """The window's width and height, set once it is up (:meth:`GameWindow.resize`)."""
 
 
@@ -104,7 +104,7 @@ LEVELS: dict[str, dict[str, Level]] = {
     # 610x460 window --medium opens (tiles follow the window's height), evenly spaced.
     "gnome-mines": {"beginner": Level(("--small",), 8, 8, 10),
                     "intermediate": Level(("--medium",), 16, 16, 40),
-                    "expert": Level(("--big",), 30, 16, 99, window=(1000, 460))},
+                    "expert": Level(("--big",), 30, 16, 99, window_size=(1000, 460))},
     # At least 12 columns: beginner is 12x9 with the 10 mines of 9x9.
     "xdemineur": {"beginner": Level(("-geometry", "12x9", "-m", "10"), 12, 9, 10),
                   "intermediate": Level(("-geometry", "16x16", "-m", "40"), 16, 16, 40),

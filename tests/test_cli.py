@@ -14,6 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from autoplay.cli import cli
+from autoplay.desktop import GAMES, LEVELS
+from autoplay.sim import PRESETS
 from tests.processes import run_in_terminal
 from tests.test_interrupts import large_board
 from tools.nonogram_times import random_clues
@@ -268,6 +270,11 @@ def test_binary_on_standard_input_is_named_as_such() -> None:
     result = CliRunner().invoke(cli, ["solve", "-"], input=b"\xff\xfe\x00junk")
     assert result.exit_code == 1
     assert result.stderr == "Error: standard input is not text (not UTF-8)\n"
+
+
+def test_demo_plays_every_preset_of_every_game() -> None:
+    assert {game: set(levels) for game, levels in LEVELS.items()} == {
+        game: set(PRESETS) for game in GAMES}
 
 
 @pytest.mark.parametrize(("arguments", "why"), [

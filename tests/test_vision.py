@@ -625,8 +625,8 @@ def test_every_count_a_game_has_shown_is_read(game: str, skins: dict[str, Skin])
     assert {str(count) for count in range(9)} <= set(skins[game].labels())
 
 
-@pytest.mark.parametrize(("level", "mines"), [("8x8", 6), ("11x11", 20), ("16x16", 45),
-                                              ("32x32", 200)])
+@pytest.mark.parametrize(("level", "mines"), [
+    (plan.setup.label, plan.setup.mines) for plan in capture.HARVESTS["ace-minesweeper"]])
 def test_each_ace_minesweeper_level_shows_every_count_its_mines_allow(level: str, mines: int
                                                                       ) -> None:
     """Ace of Penguins draws its tiles anew at each level's cell size (48, 36, 24, 12 px),
@@ -650,7 +650,7 @@ def test_ace_minesweeper_draws_every_cell_as_the_tile_its_binary_holds() -> None
     assert len(drawn_by_the_game) >= 18
     for path, board in drawn_by_the_game.items():
         image, _ = load(path)
-        assert any(capture.tile_origin(image, board, sheet) for sheet in sheets.values()), path
+        assert capture.drawn_with_tiles(image, board, sheets) is not None, path
     image, board = fixture("ace-minesweeper", "32x32-lost")
     count = next(cell for cell in board.cells() if board[cell] == 2)
     wrong = board.with_states({count: 3})
