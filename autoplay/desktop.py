@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -326,11 +326,8 @@ class GameWindow:
         :raises DesktopError: if it is not there within ``timeout`` seconds.
         """
         xdotool(self.display, "windowmove", self.window, str(left), str(top))
-        deadline = time.monotonic() + timeout
-        while (region := self.region()).left != left or region.top != top:
-            if time.monotonic() > deadline:
-                raise DesktopError(f"{self.name} did not move to ({left}, {top})")
-            time.sleep(0.02)
+        self._await(lambda region: (region.left, region.top) == (left, top),
+                    f"did not move to ({left}, {top})", timeout)
 
     def move(self, x: int, y: int) -> None:
         """Move the pointer to window coordinates (x, y), e.g. off the board before a grab."""
@@ -358,12 +355,20 @@ class GameWindow:
         :raises DesktopError: if it is not that size within ``timeout`` seconds.
         """
         xdotool(self.display, "windowsize", self.window, str(width), str(height))
-        deadline = time.monotonic() + timeout
-        while (region := self.region()).width != width or region.height != height:
-            if time.monotonic() > deadline:
-                raise DesktopError(f"{self.name} did not take the size {width}x{height}")
-            time.sleep(0.02)
+        self._await(lambda region: (region.width, region.height) == (width, height),
+                    f"did not take the size {width}x{height}", timeout)
         self.grab_still()
+
+    def _await(self, done: Callable[[Region], bool], failure: str, timeout: float) -> None:
+        """Poll the window's place and size until ``done`` says so.
+
+        :raises DesktopError: saying the game's ``failure`` after ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        while not done(self.region()):
+            if time.monotonic() > deadline:
+                raise DesktopError(f"{self.name} {failure}")
+            time.sleep(0.02)
 
     def close(self) -> None:
         """End the game's process and remove its private settings directory."""
