@@ -346,12 +346,14 @@ def test_a_gnome_mines_win_without_its_window_is_a_win(
     assert outcomes[-1] and not game.sign_seen, outcomes
 
 
-@pytest.mark.parametrize("preset", ["beginner", "intermediate"])
+@pytest.mark.parametrize("preset", ["beginner", "intermediate", "expert"])
 def test_a_lit_cell_under_the_pointer_is_not_read_as_opened(xvfb: str, screen: Screen,
                                                             preset: str) -> None:
     """GNOME Mines lights the covered cell under the pointer, which then looks opened."""
     level = LEVELS["gnome-mines"][preset]
-    with launch_game("gnome-mines", xvfb, level.args):
+    with launch_game("gnome-mines", xvfb, level.args) as window:
+        if level.window_size:
+            window.resize(*level.window_size)
         skins = load_skins("gnome-mines")
         game = find_game(screen, screen.search_area(), skins, timeout=10)
         x, y = game.geometry.centre(Cell(1, 1))
