@@ -34,6 +34,7 @@ from autoplay.vision import (
     Match,
     Reading,
     Skin,
+    aligned,
     as_bgr,
     cell_features,
     is_grey,
@@ -186,7 +187,8 @@ def read_screenshot(image: Image, skins: Sequence[Skin], *, place: str = "image"
     candidate, skin, others = found
     _check_whole(image, candidate, skin)
     covered = _covered(skin)[candidate.match.best] & candidate.match.recognised()
-    return replace(reading_of(candidate.geometry, skin, candidate.match),
+    return replace(reading_of(candidate.geometry, skin,
+                              aligned(image, candidate.geometry, skin, candidate.match)),
                    edges=edges_reached(image, candidate.geometry, skin, covered),
                    others=tuple((other_skin.name, other.geometry)
                                 for other, other_skin in others))
@@ -586,6 +588,9 @@ def _find(image: Image, skins: Sequence[Skin]
     if not found:
         return None
     candidate, skin = max(found, key=lambda pair: _rank(pair[0]))
+    if not candidate.is_complete():
+        candidate = _Candidate(*_polish(image, skin, candidate.geometry, candidate.match,
+                                        _WIDE_STEPS))
     board = _extend(image, skin, candidate)
     return board, skin, _others(board, found)
 
@@ -1161,27 +1166,35 @@ def _is_close(match: Match) -> bool:
                 and match.distance[recognised].mean() < _PIXEL_EXACT)
 
 
-def _polish(image: Image, skin: Skin, geometry: Geometry, match: Match
-            ) -> tuple[Geometry, Match]:
+def _polish(image: Image, skin: Skin, geometry: Geometry, match: Match,
+            steps: Sequence[float] = (0.25,)) -> tuple[Geometry, Match]:
     """Move the lattice's edges by quarter pixels to where its cells are closest to their
     templates: a rescaled board sits between pixels, and a cell a third of a pixel off can
     lean away from its look. Each edge moves on its own, so the pitch is refined too: a
     pitch a thousandth off puts the far cells of a big board a third of a pixel out.
-    Steps repeat while they help, at most ``_POLISH_STEPS`` times."""
+    Steps repeat while they help, at most ``_POLISH_STEPS`` times; ``steps`` are the
+    sizes of step, in pixels, tried in turn (see :data:`_WIDE_STEPS`)."""
     best = (float(match.distance.mean()), geometry, match)
-    for _ in range(_POLISH_STEPS):
-        start = best
-        for moved in _edge_moves(start[1], 0.25):
-            if moved.fits(image):
-                moved_match = match_lattice(image, moved, skin)
-                if moved_match.distance.mean() < best[0]:
-                    best = (float(moved_match.distance.mean()), moved, moved_match)
-        if best is start:
-            break
+    for step in steps:
+        for _ in range(_POLISH_STEPS):
+            start = best
+            for moved in _edge_moves(start[1], step):
+                if moved.fits(image):
+                    moved_match = match_lattice(image, moved, skin)
+                    if moved_match.distance.mean() < best[0]:
+                        best = (float(moved_match.distance.mean()), moved, moved_match)
+            if best is start:
+                break
     return best[1], best[2]
 
 
 _POLISH_STEPS = 4
+_WIDE_STEPS = (2.0, 1.0, 0.5, 0.25)
+"""The steps of the polish the best board gets when some of its cells are not recognised:
+the pitch settled for a GNOME Mines board drawn at a size the skin lacks can be a third
+of a pixel off (50.87 px for rows 50 and 51 px apart at 1440x900), five pixels by its
+last row, which quarter-pixel steps do not reach. Only the best board gets it: it costs
+tens of matches more."""
 
 
 def _edge_moves(geometry: Geometry, step: float) -> list[Geometry]:

@@ -19,6 +19,7 @@ images were cut at. :mod:`autoplay.learn` makes one from screenshots and their t
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -52,6 +53,17 @@ MAX_LEAN = 0.3
 the line from its closest template (0) to that one (1), it must lie below this. Only the
 difference between the two looks counts, not the blur a rescaled screenshot adds
 everywhere, so a thin digit on a plain cell stays told apart from the plain cell."""
+ALIGN_FROM = 12.0
+"""A cell further than this from its closest template, or not recognised, is matched again
+a little off the lattice (:func:`aligned`). The fixtures' cells at their games' own sizes
+match within a few units."""
+ALIGN_SHARE = 0.06
+"""How far off the lattice :func:`aligned` looks, as a share of a cell (at least a pixel):
+three pixels at GNOME Mines' 44 px."""
+ALIGN_GAIN = 0.75
+"""A cell moved by :func:`aligned` must come this much closer to a look: a cell off the
+lattice comes far closer (GNOME Mines' cells at 1100x800 from 35 to under 13), while a
+rescaled board's blur moves a cell only a little either way."""
 CELL_LEAN = 0.35
 """A cell leaning a little further is no longer read, but still taken for a cell of the
 board where its edges are sought: shrunk to 75%, a row of sgt-mines' covered cells leans
@@ -786,15 +798,55 @@ def match_lattice(image: Image, geometry: Geometry, skin: Skin) -> Match:
     return match_cells(features, skin, plain) if plain.any() else match
 
 
+def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Match:
+    """``match`` (of ``geometry``'s cells), with each cell that does not match closely
+    (:data:`ALIGN_FROM`) matched again a few pixels off the lattice, up to
+    :data:`ALIGN_SHARE` of a cell each way: where it matches best, if it matches clearly
+    better there (:data:`ALIGN_GAIN`).
+
+    A game may not space its cells evenly: GNOME Mines hands the pixels its window has
+    to spare to its first tiles (at 1100x800 its 16x16 tiles are 45 px apart, then 44), so
+    no lattice meets every one, and a cell two pixels off showed its ``2`` closer to a
+    ``3``. Cells that already match closely keep their reading, so that an exact board
+    costs nothing more; so do those that look like no cell (closer to the window around
+    the board, or far plainer than their closest look): moved, a plain white area beside
+    xbomb's window took in the lines of the ``0`` beside it and read as one. A cell that
+    moved matches only a little better is left as it was: in Tatham's Mines shrunk to 75%,
+    a covered cell moved a pixel came a little closer to an opened one (15.2 to 14.0).
+    """
+    loose = (match.inside & ~match.too_plain
+             & (~match.recognised() | (match.distance > ALIGN_FROM)))
+    if not loose.any():
+        return match
+    reach = max(1, round(ALIGN_SHARE * min(geometry.pitch_x, geometry.pitch_y)))
+    bar = ALIGN_GAIN * match.distance
+    best = Match(match.best.copy(), match.distance.copy(), match.lean.copy(),
+                 match.inside.copy(), match.too_plain.copy())
+    for dx, dy in itertools.product(range(-reach, reach + 1), repeat=2):
+        if not dx and not dy:
+            continue
+        try:
+            moved = match_lattice(image, geometry.moved(dx, dy), skin)
+        except ValueError:  # off the image's edge
+            continue
+        better = loose & (moved.distance < np.minimum(best.distance, bar))
+        for field_name in ("best", "distance", "lean", "inside", "too_plain"):
+            getattr(best, field_name)[better] = getattr(moved, field_name)[better]
+    return best
+
+
 def read_board(image: Image, geometry: Geometry, skin: Skin) -> Reading:
-    """Read every cell of ``geometry`` by matching it against the skin's templates.
+    """Read every cell of ``geometry`` by matching it against the skin's templates, each
+    cell a little off the lattice where that matches better (:func:`aligned`).
 
     A cell whose closest template is too far, or barely closer than a template of another
     state, is listed in :attr:`Reading.unrecognized` (and unopened in the board).
 
     :raises ValueError: if the lattice goes outside the image.
     """
-    return reading_of(geometry, skin, match_lattice(as_bgr(image), geometry, skin))
+    image = as_bgr(image)
+    return reading_of(geometry, skin, aligned(image, geometry, skin,
+                                              match_lattice(image, geometry, skin)))
 
 
 def reading_of(geometry: Geometry, skin: Skin, match: Match) -> Reading:
