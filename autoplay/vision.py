@@ -19,6 +19,7 @@ images were cut at. :mod:`autoplay.learn` makes one from screenshots and their t
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import logging
@@ -678,8 +679,7 @@ class Match:
         def cut(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
             return values.reshape(-1, cols)[top:bottom, left:right].ravel()
 
-        return Match(cut(self.best), cut(self.distance), cut(self.lean), cut(self.inside),
-                     cut(self.too_plain))
+        return Match(*(cut(getattr(self, each.name)) for each in dataclasses.fields(self)))
 
 
 def squared_norms(features: Floats) -> Floats:
@@ -820,8 +820,7 @@ def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Match
         return match
     reach = max(1, round(ALIGN_SHARE * min(geometry.pitch_x, geometry.pitch_y)))
     bar = ALIGN_GAIN * match.distance
-    best = Match(match.best.copy(), match.distance.copy(), match.lean.copy(),
-                 match.inside.copy(), match.too_plain.copy())
+    best = Match(*(getattr(match, each.name).copy() for each in dataclasses.fields(Match)))
     for dx, dy in itertools.product(range(-reach, reach + 1), repeat=2):
         if not dx and not dy:
             continue
@@ -830,8 +829,8 @@ def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Match
         except ValueError:  # off the image's edge
             continue
         better = loose & (moved.distance < np.minimum(best.distance, bar))
-        for field_name in ("best", "distance", "lean", "inside", "too_plain"):
-            getattr(best, field_name)[better] = getattr(moved, field_name)[better]
+        for each in dataclasses.fields(Match):
+            getattr(best, each.name)[better] = getattr(moved, each.name)[better]
     return best
 
 
