@@ -263,6 +263,8 @@ def test_a_second_game_on_the_screen_is_named(xvfb: str, screen: Screen,
           launch_game("xdemineur", xvfb, ["-geometry", "12x9", "-m", "15"]) as xdemineur):
         sgt_mines.place(0, 0)
         xdemineur.place(sgt_mines.region().width + 40, 0)
+        # Drawn where it was moved to: under load it once was not yet, and went unnamed.
+        find_game(screen, xdemineur.region(), load_skins("xdemineur"), timeout=5)
         with caplog.at_level(logging.WARNING, logger="autoplay.screen"):
             game = find_game(screen, screen.search_area(), load_skins(), timeout=5)
     assert (game.skin.name, game.geometry.cols, game.geometry.rows) == ("sgt-mines", 16, 16)
