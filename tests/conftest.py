@@ -46,7 +46,8 @@ def learned_skins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(scope="session")
 def xvfb() -> Iterator[str]:
-    """One Xvfb for the whole session (its number reported through ``-displayfd``), named
+    """One Xvfb for the whole session of each test process (pytest-xdist runs one a core;
+    its number reported through ``-displayfd``, so they never clash), named
     by ``DISPLAY`` too: pyautogui binds to that display when first imported. One X
     connection stays open all along, so the server never sees its last client leave."""
     with VirtualDisplay() as display, Capture(display.name), pytest.MonkeyPatch.context() as mp:
