@@ -672,6 +672,10 @@ class Match:
         return (self.inside & ~self.too_plain & (self.distance <= MAX_DISTANCE)
                 & (self.lean <= CELL_LEAN))
 
+    def copy(self) -> Match:
+        """A match of the same cells whose arrays can be changed apart from these."""
+        return Match(*(getattr(self, each.name).copy() for each in dataclasses.fields(self)))
+
     def block(self, cols: int, edges: tuple[int, int, int, int]) -> Match:
         """The match of the cells [top:bottom, left:right] of a lattice ``cols`` wide."""
         top, left, bottom, right = edges
@@ -820,7 +824,7 @@ def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Match
         return match
     reach = max(1, round(ALIGN_SHARE * min(geometry.pitch_x, geometry.pitch_y)))
     bar = ALIGN_GAIN * match.distance
-    best = Match(*(getattr(match, each.name).copy() for each in dataclasses.fields(Match)))
+    best = match.copy()
     for dx, dy in itertools.product(range(-reach, reach + 1), repeat=2):
         if not dx and not dy:
             continue
