@@ -553,7 +553,8 @@ def _find(image: Image, skins: Sequence[Skin]
     rough lattices are settled; only when none of them is a board shown at such a scaling
     (:func:`_is_displayed`) does it run at the rest of the ladder, the far costlier part
     on a big screen (its small scales shrink the image least). The best board is grown by
-    any line its settled pitch reaches (:func:`_extend`).
+    any line its settled pitch reaches (:func:`_extend`); when it is not read whole, the
+    best :data:`_RIVALS` are polished and grown, and the best of them taken.
 
     In a grey image (a screenshot saved in greyscale) the skins are matched in grey too.
 
@@ -587,12 +588,34 @@ def _find(image: Image, skins: Sequence[Skin]
     found += close or [(candidate, skin) for skin in skins for candidate in settled[skin]]
     if not found:
         return None
-    candidate, skin = max(found, key=lambda pair: _rank(pair[0]))
-    if not candidate.is_complete():
-        candidate = _Candidate(*_polish(image, skin, candidate.geometry, candidate.match,
-                                        _WIDE_STEPS))
-    board = _extend(image, skin, candidate)
+    ranked = sorted(found, key=lambda pair: _rank(pair[0]), reverse=True)
+    if ranked[0][0].is_complete():
+        board, skin = _extend(image, ranked[0][1], ranked[0][0]), ranked[0][1]
+    else:
+        board, skin = max(((_extend(image, skin, _Candidate(*_polish(
+            image, skin, candidate.geometry, candidate.match, _WIDE_STEPS))), skin)
+            for candidate, skin in _distinct_boards(ranked)[:_RIVALS]),
+            key=lambda pair: _rank(pair[0]))
     return board, skin, _others(board, found)
+
+
+_RIVALS = 3
+"""When the best board found is not read whole, this many of the best are polished widely
+and grown, and the best of them taken: GNOME Mines' crowded 16x16 in a 660x500 window,
+its first rows 26 px apart and the rest 25, settled best as 11x15 at a pitch fitting the
+lower rows, and grew to 14x16 missing the two top rows (a 14x14 board higher up, ranked
+second, grows to the whole board)."""
+
+
+def _distinct_boards(found: list[tuple[_Candidate, Skin]]) -> list[tuple[_Candidate, Skin]]:
+    """``found`` in its order, each board once: two seeds can settle on the same one."""
+    seen: set[tuple[str, tuple[int, int, int, int]]] = set()
+    distinct = []
+    for candidate, skin in found:
+        if (skin.name, _state(candidate.geometry)) not in seen:
+            seen.add((skin.name, _state(candidate.geometry)))
+            distinct.append((candidate, skin))
+    return distinct
 
 
 def _others(board: _Candidate, found: list[tuple[_Candidate, Skin]]
@@ -1051,10 +1074,9 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
         if edges == (top, left, top + aligned.rows, left + aligned.cols):
             match = grown_match.block(grown.cols, edges)
             break
-        state = (round(geometry.top), round(geometry.left), geometry.rows, geometry.cols)
-        if state in seen:  # the edges go round in a cycle
+        if _state(geometry) in seen:  # the edges go round in a cycle
             break
-        seen.add(state)
+        seen.add(_state(geometry))
     if match is None:
         match = match_lattice(image, geometry, skin)
     if match.distance.mean() > _PIXEL_EXACT:  # between pixels: place it finer
@@ -1079,16 +1101,20 @@ def _shows_a_game(skin: Skin, match: Match) -> bool:
 
 def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
     """Grow a settled board by the lines beyond its edges that are alike (see
-    :func:`_alike`), polishing it again after each step, for as long as there are any.
+    :func:`_alike`), and cut off its edge lines that are mostly no cells, polishing it
+    again after each step, for as long as there are any.
 
     Fitting can misjudge the pitch by a few tenths of a percent on a rescaled board full
     of one look (a lost game's mines), enough to put its far lines off their cells, so
     that :func:`_settle` leaves them out; the polished pitch reaches them (the xdemineur
-    30x16 mid-game board at 75%, settled under OpenCV 5 as its left 24 columns). Only the
-    best board is grown: polishing every stray lattice of the ladder again costs too
-    much."""
+    30x16 mid-game board at 75%, settled under OpenCV 5 as its left 24 columns). Polished,
+    a line can also turn out to be no cells: GNOME Mines' title bar, above an 8x8 board
+    in an 850x640 window, came within reach of a ``0`` on the lattice settled, and out of
+    it half a pixel lower. Only the best board is grown: polishing every stray lattice of
+    the ladder again costs too much."""
     geometry, match = candidate.geometry, candidate.match
-    while True:  # each step adds a line: the image's size ends it
+    seen = {_state(geometry)}
+    while True:  # each step adds or cuts a line: the image's size ends it
         grown = _clip(geometry.grown(1, 1, 1, 1), image)
         if grown is None:
             break
@@ -1096,15 +1122,21 @@ def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
         if (block[2] - block[0], block[3] - block[1]) != (geometry.rows, geometry.cols):
             break  # the lattice itself goes past the image: nothing to grow
         grown_match = match_lattice(image, grown, skin)
-        moved = _moved_edges(grown, grown_match, block)
+        moved = _moved_edges(grown, aligned(image, grown, skin, grown_match), block)
         if moved is None:
             break
-        edges, larger = moved
-        if (edges == block or edges[0] > block[0] or edges[1] > block[1]
-                or edges[2] < block[2] or edges[3] < block[3]):
+        edges, moved_to = moved
+        if edges == block or _state(moved_to) in seen:  # settled, or going round
             break
-        geometry, match = _polish(image, skin, larger, grown_match.block(grown.cols, edges))
+        seen.add(_state(moved_to))
+        geometry, match = _polish(image, skin, moved_to, grown_match.block(grown.cols, edges))
     return _Candidate(geometry, match)
+
+
+def _state(geometry: Geometry) -> tuple[int, int, int, int]:
+    """Where a lattice's edges are, to the pixel: a board whose edges come back to where
+    they were has settled."""
+    return round(geometry.top), round(geometry.left), geometry.rows, geometry.cols
 
 
 def _moved_edges(grown: Geometry, grown_match: Match, block: tuple[int, int, int, int]

@@ -197,10 +197,17 @@ def test_cells_a_few_pixels_off_the_lattice_are_read_where_they_match(
 def test_gnome_mines_in_a_window_of_a_size_its_skin_lacks_reads_exactly(
         path: Path, skins: dict[str, Skin]) -> None:
     """GNOME Mines redraws its tiles for each window, unevenly spaced, and these sizes
-    are not among the skin's: on commit d84131a the first read with 8 cells not
-    recognised, the others with 15 and 24, and 2s read as 1s, one and two. The lattice
-    polished in steps of up to 2 pixels, and each cell matched a little off it, they read
-    exactly (``fixtures/window-sizes/``)."""
+    are not among the skin's: on commit d84131a the 16x16 at 1100x800 read with 8 cells
+    not recognised, at 1440x900 and crowded at 1440x900 with 15 and 24, and 2s read as
+    1s, one and two. The lattice polished in steps of up to 2 pixels, and each cell
+    matched a little off it, they read exactly (``fixtures/window-sizes/``). On commit
+    7df9a1c the crowded 16x16 at 1024x768 still read as a 13x15 board, its first tiles 43
+    px apart and its last 42 (the lines beyond are now matched a little off the lattice
+    too before the board grows by them), and the 8x8 at 850x640 as an 8x9 one, the title
+    bar a line of it (a line the polish leaves no cells is now cut off). With the lines
+    beyond matched off the lattice, the crowded 16x16 at 660x500 grew from its best board
+    to a 14x16 one, every cell read and the top two rows left out (7df9a1c refused it as
+    cut): the best three boards are now grown when the best is not read whole."""
     image, truth = load(path)
     reading = read_screenshot(image, list(skins.values()))
     assert (reading.skin, reading.unrecognized) == ("gnome-mines", ())
