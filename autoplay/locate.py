@@ -1110,8 +1110,12 @@ def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
     30x16 mid-game board at 75%, settled under OpenCV 5 as its left 24 columns). Polished,
     a line can also turn out to be no cells: GNOME Mines' title bar, above an 8x8 board
     in an 850x640 window, came within reach of a ``0`` on the lattice settled, and out of
-    it half a pixel lower. Only the best board is grown: polishing every stray lattice of
-    the ladder again costs too much."""
+    it half a pixel lower. The lines beyond are matched a little off the lattice (see
+    :func:`~autoplay.vision.aligned`) unless the board is at a display scaling of the
+    skin's own size, which spaces its cells evenly: the cost is a match of every cell at
+    every shift (a lost xbomb 30x16 board at 200% took 4 s to read, and 19 s so). Only
+    the best board is grown: polishing every stray lattice of the ladder again costs too
+    much."""
     geometry, match = candidate.geometry, candidate.match
     seen = {_state(geometry)}
     while True:  # each step adds or cuts a line: the image's size ends it
@@ -1122,7 +1126,9 @@ def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
         if (block[2] - block[0], block[3] - block[1]) != (geometry.rows, geometry.cols):
             break  # the lattice itself goes past the image: nothing to grow
         grown_match = match_lattice(image, grown, skin)
-        moved = _moved_edges(grown, aligned(image, grown, skin, grown_match), block)
+        even = _is_display_pitch(geometry, skin, 0.01)  # a display spaces cells evenly
+        moved = _moved_edges(grown, grown_match if even else aligned(image, grown, skin,
+                                                                     grown_match), block)
         if moved is None:
             break
         edges, moved_to = moved
