@@ -590,12 +590,13 @@ def _find(image: Image, skins: Sequence[Skin]
         return None
     ranked = sorted(found, key=lambda pair: _rank(pair[0]), reverse=True)
     if ranked[0][0].is_complete():
-        board, skin = _extend(image, ranked[0][1], ranked[0][0]), ranked[0][1]
+        grown = [ranked[0]]
     else:
-        board, skin = max(((_extend(image, skin, _Candidate(*_polish(
-            image, skin, candidate.geometry, candidate.match, _WIDE_STEPS))), skin)
-            for candidate, skin in _distinct_boards(ranked)[:_RIVALS]),
-            key=lambda pair: _rank(pair[0]))
+        grown = [(_Candidate(*_polish(image, skin, candidate.geometry, candidate.match,
+                                      _WIDE_STEPS)), skin)
+                 for candidate, skin in _distinct_boards(ranked)[:_RIVALS]]
+    board, skin = max(((_extend(image, skin, candidate), skin) for candidate, skin in grown),
+                      key=lambda pair: _rank(pair[0]))
     return board, skin, _others(board, found)
 
 
@@ -609,13 +610,10 @@ second, grows to the whole board)."""
 
 def _distinct_boards(found: list[tuple[_Candidate, Skin]]) -> list[tuple[_Candidate, Skin]]:
     """``found`` in its order, each board once: two seeds can settle on the same one."""
-    seen: set[tuple[str, tuple[int, int, int, int]]] = set()
-    distinct = []
+    distinct: dict[tuple[str, tuple[int, int, int, int]], tuple[_Candidate, Skin]] = {}
     for candidate, skin in found:
-        if (skin.name, _state(candidate.geometry)) not in seen:
-            seen.add((skin.name, _state(candidate.geometry)))
-            distinct.append((candidate, skin))
-    return distinct
+        distinct.setdefault((skin.name, _state(candidate.geometry)), (candidate, skin))
+    return list(distinct.values())
 
 
 def _others(board: _Candidate, found: list[tuple[_Candidate, Skin]]
@@ -677,7 +675,12 @@ def _is_displayed(candidate: _Candidate, skin: Skin) -> bool:
     board at another scale, every cell close but a few lines missing (a 9x9 board at 110%
     settled as 6x9 from the seeds of 125%), where the ladder's own scale finds the whole."""
     return (candidate.is_complete() and candidate.distance < _CLOSE
-            and _is_display_pitch(candidate.geometry, skin, 0.01))
+            and _is_display_pitch(candidate.geometry, skin, _DISPLAYED))
+
+
+_DISPLAYED = 0.01
+"""A pitch within this share of a display scaling of one of the skin's own cell sizes is
+taken for one: a display scales a window exactly."""
 
 
 def _is_display_pitch(geometry: Geometry, skin: Skin, within: float) -> bool:
@@ -1126,7 +1129,7 @@ def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
         if (block[2] - block[0], block[3] - block[1]) != (geometry.rows, geometry.cols):
             break  # the lattice itself goes past the image: nothing to grow
         grown_match = match_lattice(image, grown, skin)
-        even = _is_display_pitch(geometry, skin, 0.01)  # a display spaces cells evenly
+        even = _is_display_pitch(geometry, skin, _DISPLAYED)  # a display spaces cells evenly
         moved = _moved_edges(grown, grown_match if even else aligned(image, grown, skin,
                                                                      grown_match), block)
         if moved is None:
