@@ -676,6 +676,10 @@ class Match:
         """A match of the same cells whose arrays can be changed apart from these."""
         return Match(*(getattr(self, each.name).copy() for each in dataclasses.fields(self)))
 
+    def of(self, cells: npt.NDArray[np.intp]) -> Match:
+        """The match of some of the cells (flat indices)."""
+        return Match(*(getattr(self, each.name)[cells] for each in dataclasses.fields(self)))
+
     def block(self, cols: int, edges: tuple[int, int, int, int]) -> Match:
         """The match of the cells [top:bottom, left:right] of a lattice ``cols`` wide."""
         top, left, bottom, right = edges
@@ -792,14 +796,78 @@ def match_lattice(image: Image, geometry: Geometry, skin: Skin) -> Match:
 
     :raises ValueError: if the lattice goes outside the image.
     """
-    features = cell_features(image, geometry)
+    return _match_some(image, geometry, skin, np.arange(geometry.rows * geometry.cols),
+                       cell_features(image, geometry))
+
+
+def _match_some(image: Image, geometry: Geometry, skin: Skin, cells: npt.NDArray[np.intp],
+                features: Floats) -> Match:
+    """:func:`match_lattice` for some of the lattice's cells (flat indices), given their
+    features."""
     match = match_cells(features, skin)
     suspects = np.flatnonzero(skin.textured[match.best])
     if not len(suspects) or skin.textured[skin.states != OUTSIDE].all():
         return match  # (a skin of textured looks alone has no other look to take)
     plain = np.zeros(len(match.best), bool)
-    plain[suspects] = fine_detail(image, geometry, suspects) < FLAT
+    plain[suspects] = fine_detail(image, geometry, cells[suspects]) < FLAT
     return match_cells(features, skin, plain) if plain.any() else match
+
+
+def moved_features(image: Image, geometry: Geometry, cells: npt.NDArray[np.intp],
+                   reach: int) -> Floats:
+    """The :func:`cell_features` of some of the lattice's cells (flat indices), the lattice
+    moved by every whole number of pixels up to ``reach`` each way: ``[dx + reach, dy +
+    reach, i]`` for the i-th cell. For cells of :data:`CELL_SIZE` or more, which
+    :func:`cell_features` shrinks by area averaging as they lie.
+
+    The means come from a summed-area table: the sum over a box, between pixels or not, is
+    the table at its corners, interpolated (exactly: within a pixel the table grows
+    linearly each way). A move by whole pixels keeps every corner's fraction of a pixel,
+    so the table is interpolated across once for all moves, and then down. (The two ways
+    agree to a grey level, and that rarely.) Past the image's edges its last pixels
+    repeat, as in :func:`cell_features`.
+    """
+    moves = np.arange(-reach, reach + 1)
+    rows, cols = np.divmod(cells, geometry.cols)
+    steps = np.arange(CELL_SIZE + 1) / CELL_SIZE  # the edges of each cell's boxes
+    xs = geometry.left + (cols[:, None] + steps) * geometry.pitch_x
+    ys = geometry.top + (rows[:, None] + steps) * geometry.pitch_y
+    x0, y0 = int(np.floor(xs.min())) - reach - 1, int(np.floor(ys.min())) - reach - 1
+    x1, y1 = int(np.ceil(xs.max())) + reach + 2, int(np.ceil(ys.max())) + reach + 2
+    height, width = image.shape[:2]
+    crop = image[max(0, y0):min(height, y1), max(0, x0):min(width, x1)]
+    pads = (max(0, -y0), max(0, y1 - height), max(0, -x0), max(0, x1 - width))
+    if any(pads):
+        crop = np.asarray(cv2.copyMakeBorder(crop, *pads, cv2.BORDER_REPLICATE), np.uint8)
+    table = cv2.integral(crop, sdepth=cv2.CV_64F)  # (h + 1) x (w + 1) x 3
+    xs, ys = xs - x0, ys - y0
+    ix, iy = np.floor(xs).astype(np.intp), np.floor(ys).astype(np.intp)
+    fx, fy = xs - ix, ys - iy
+    span = int((iy[:, -1] - iy[:, 0]).max()) + 2 * reach + 2  # the rows a cell's moves use
+    scale = CELL_SIZE * CELL_SIZE / (geometry.pitch_x * geometry.pitch_y)
+    features = np.empty((len(moves), len(moves), len(cells), CELL_SIZE * CELL_SIZE * 3),
+                        np.float32)
+    for part in range(0, len(cells), _CELLS_AT_ONCE):
+        some = slice(part, part + _CELLS_AT_ONCE)
+        band = np.minimum(iy[some, :1] - reach + np.arange(span), table.shape[0] - 1)
+        at = (ix[some, None, :] + moves[:, None])[:, None]  # cell, -, dx, corner
+        left, right = table[band[:, :, None, None], at], table[band[:, :, None, None], at + 1]
+        across = left + fx[some, None, None, :, None] * (right - left)  # cell, row, dx, x, bgr
+        down = (iy[some] - iy[some, :1] + reach)[:, None, :] + moves[:, None]  # cell, dy, y
+        which = np.arange(len(down))[:, None, None]
+        upper, lower = across[which, down], across[which, down + 1]  # cell, dy, y, dx, x, bgr
+        corners = upper + fy[some, None, :, None, None, None] * (lower - upper)
+        sums = (corners[:, :, 1:, :, 1:] - corners[:, :, :-1, :, 1:]
+                - corners[:, :, 1:, :, :-1] + corners[:, :, :-1, :, :-1])
+        means = np.clip(np.rint(sums * scale), 0, 255)  # cell, dy, y, dx, x, bgr
+        features[:, :, some] = means.transpose(3, 1, 0, 2, 4, 5).reshape(
+            len(moves), len(moves), len(down), -1)
+    return features
+
+
+_CELLS_AT_ONCE = 32
+"""Cells whose moved features :func:`moved_features` computes together: at GNOME Mines'
+44 px and 7 moves each way, each array of their corners takes 11 MB."""
 
 
 def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Match:
@@ -823,18 +891,22 @@ def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Match
     if not loose.any():
         return match
     reach = max(1, round(ALIGN_SHARE * min(geometry.pitch_x, geometry.pitch_y)))
-    bar = ALIGN_GAIN * match.distance
+    cells = np.flatnonzero(loose)
+    # Cells shrunk by area averaging are matched again alone; smaller ones grow by
+    # interpolation, which cell_features does over the whole lattice.
+    moved = (moved_features(image, geometry, cells, reach)
+             if min(geometry.pitch_x, geometry.pitch_y) >= CELL_SIZE else None)
+    bar = ALIGN_GAIN * match.distance[cells]
     best = match.copy()
     for dx, dy in itertools.product(range(-reach, reach + 1), repeat=2):
-        if not dx and not dy:
+        there = geometry.moved(dx, dy)
+        if (not dx and not dy) or not there.fits(image):  # no move, or off the image's edge
             continue
-        try:
-            moved = match_lattice(image, geometry.moved(dx, dy), skin)
-        except ValueError:  # off the image's edge
-            continue
-        better = loose & (moved.distance < np.minimum(best.distance, bar))
+        found = (match_lattice(image, there, skin).of(cells) if moved is None else
+                 _match_some(image, there, skin, cells, moved[dx + reach, dy + reach]))
+        better = found.distance < np.minimum(best.distance[cells], bar)
         for each in dataclasses.fields(Match):
-            getattr(best, each.name)[better] = getattr(moved, each.name)[better]
+            getattr(best, each.name)[cells[better]] = getattr(found, each.name)[better]
     return best
 
 

@@ -9,6 +9,7 @@ counts its games were too sparse to show.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 from collections import OrderedDict
 from pathlib import Path
@@ -45,6 +46,7 @@ from autoplay.vision import (
     is_image,
     load_skins,
     match_lattice,
+    moved_features,
     read_board,
     reading_of,
     skin_folders,
@@ -544,6 +546,27 @@ def test_a_lattice_on_a_pixel_edge_reads_as_the_exact_means_of_its_cells() -> No
     cells = exact.reshape(9, CELL_SIZE, 12, CELL_SIZE, 3).transpose(0, 2, 1, 3, 4)
     difference = cell_features(image, geometry) - cells.reshape(9 * 12, -1)
     assert np.abs(difference).max() <= 1
+
+
+@pytest.mark.parametrize("geometry", [
+    Geometry(12.0, 60.0, 21.3, 20.7, 9, 12), Geometry(12.37, 60.81, 44.2, 44.0, 6, 8),
+    Geometry(-3.2, -2.6, 28.769, 28.738, 11, 14)], ids=["on-pixels", "between", "off-image"])
+def test_moved_cells_read_as_the_moved_lattice_does(geometry: Geometry) -> None:
+    """:func:`aligned` matches the cells it moves from a summed-area table, not from the
+    moved lattice: each moved cell must read as the lattice moved there reads it, to a
+    grey level, off the image's edge too (where its last pixels repeat)."""
+    image = np.random.default_rng(7).integers(0, 256, (330, 420, 3), dtype=np.uint8)
+    cells = np.array([0, 5, geometry.cols + 1, geometry.rows * geometry.cols - 1])
+    reach = 3
+    moved = moved_features(image, geometry, cells, reach)
+    compared = 0
+    for dx, dy in itertools.product(range(-reach, reach + 1), repeat=2):
+        there = geometry.moved(dx, dy)
+        if there.fits(image):
+            difference = moved[dx + reach, dy + reach] - cell_features(image, there)[cells]
+            assert np.abs(difference).max() <= 1, (dx, dy)
+            compared += 1
+    assert compared >= 20
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda path: f"{path.parent.name}/{path.stem}")
