@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from autoplay import locate
-from autoplay.bench import sweep_locate_read, sweep_read
+from autoplay.bench import UNEVEN, sweep_locate_read, sweep_read, whole_lattice_read
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell
 from autoplay.errors import BoardCut, NoBoardFound, SkinError, UnreadableImage
 from autoplay.learn import fit_lattice, learn_skin
@@ -923,6 +923,9 @@ def test_the_benchmark_references_read_the_same_boards(skins: dict[str, Skin]) -
     assert sweep_read(window, locate_board(window, skin), skin) == truth
     screen, truth = fixture("sgt-mines", "desktop-30x16")
     assert sweep_locate_read(screen, skin) == truth
+    uneven, truth = load(UNEVEN)
+    lattice = read_screenshot(uneven, [skins["gnome-mines"]]).geometry
+    assert whole_lattice_read(uneven, lattice, skins["gnome-mines"]) == truth
 
 
 def test_many_unrecognised_cells_are_described_in_one_short_line() -> None:
