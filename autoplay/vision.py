@@ -824,10 +824,13 @@ def moved_features(image: Image, geometry: Geometry, cells: npt.NDArray[np.intp]
     the table at its corners, interpolated (exactly: within a pixel the table grows
     linearly each way). A move by whole pixels keeps every corner's fraction of a pixel,
     so the table is interpolated across, and differenced, once for all moves, and then
-    down. (The two ways
-    agree to a grey level, and that rarely.) Past the image's edges its last pixels
-    repeat, as in :func:`cell_features`.
+    down. (The two ways agree to a grey level, and that rarely.) Past the image's edges its
+    last pixels repeat, as in :func:`cell_features`, and a lattice it reads as on a pixel
+    edge (:func:`_lies_between`) is taken there.
     """
+    if not _lies_between(geometry):
+        geometry = Geometry(float(np.floor(geometry.left)), float(np.floor(geometry.top)),
+                            geometry.pitch_x, geometry.pitch_y, geometry.rows, geometry.cols)
     moves = np.arange(-reach, reach + 1)
     rows, cols = np.divmod(cells, geometry.cols)
     steps = np.arange(CELL_SIZE + 1) / CELL_SIZE  # the edges of each cell's boxes
@@ -841,7 +844,7 @@ def moved_features(image: Image, geometry: Geometry, cells: npt.NDArray[np.intp]
     if any(pads):
         crop = np.asarray(cv2.copyMakeBorder(crop, *pads, cv2.BORDER_REPLICATE), np.uint8)
     table = cv2.integral(crop, sdepth=cv2.CV_64F)  # (h + 1) x (w + 1) x 3
-    row = table.shape[1]
+    last, row = table.shape[0] - 1, table.shape[1]
     table = table.reshape(-1, 3)  # gathered by flat index (np.take): far faster
     xs, ys = xs - x0, ys - y0
     ix, iy = np.floor(xs).astype(np.intp), np.floor(ys).astype(np.intp)
@@ -852,8 +855,8 @@ def moved_features(image: Image, geometry: Geometry, cells: npt.NDArray[np.intp]
                         np.float32)
     for part in range(0, len(cells), _CELLS_AT_ONCE):
         some = slice(part, part + _CELLS_AT_ONCE)
-        count = len(ix[some])
-        band = np.minimum(iy[some, :1] - reach + np.arange(span), len(table) // row - 1)
+        count = min(_CELLS_AT_ONCE, len(cells) - part)
+        band = np.minimum(iy[some, :1] - reach + np.arange(span), last)
         at = (band[:, :, None, None] * row + ix[some, None, None, :]
               + moves[:, None]).ravel()  # cell, band row, dx, corner
         left, right = np.take(table, at, axis=0), np.take(table, at + 1, axis=0)

@@ -549,8 +549,9 @@ def test_a_lattice_on_a_pixel_edge_reads_as_the_exact_means_of_its_cells() -> No
 
 
 @pytest.mark.parametrize("geometry", [
-    Geometry(12.0, 60.0, 21.3, 20.7, 9, 12), Geometry(12.37, 60.81, 44.2, 44.0, 6, 8),
-    Geometry(-3.2, -2.6, 28.769, 28.738, 11, 14)], ids=["on-pixels", "between", "off-image"])
+    Geometry(12.0, 60.0, 21.3, 20.7, 9, 12), Geometry(12.03, 60.04, 21.3, 20.7, 9, 12),
+    Geometry(12.37, 60.81, 44.2, 44.0, 6, 8), Geometry(-3.2, -2.6, 28.769, 28.738, 11, 14)],
+    ids=["on-pixels", "near-pixels", "between", "off-image"])
 def test_moved_cells_read_as_the_moved_lattice_does(geometry: Geometry) -> None:
     """:func:`aligned` matches the cells it moves from a summed-area table, not from the
     moved lattice: each moved cell must read as the lattice moved there reads it, to a
