@@ -42,14 +42,13 @@ from autoplay.nonogram import Clues, Grid, solutions, solve
 from autoplay.pb import cancelled_as_interrupt
 from autoplay.sim import SimGame
 from autoplay.vision import (
-    ALIGN_FROM,
     ALIGN_GAIN,
-    ALIGN_SHARE,
     OUTSIDE,
     SHIPPED_SKINS,
     Geometry,
     Image,
     Skin,
+    align_reach,
     decode_image,
     match_lattice,
     read_board,
@@ -354,13 +353,11 @@ def sweep_locate_read_any(image: Image, skins: Sequence[Skin]) -> Board:
 
 def whole_lattice_read(image: Image, geometry: Geometry, skin: Skin) -> Board:
     """The reader before commit 59cdd1c: each cell that matches loosely is matched again
-    with the whole lattice moved by every whole pixel up to :data:`ALIGN_SHARE` of a cell,
-    and read where it comes closest, if clearly closer (as :func:`autoplay.vision.aligned`
-    still decides)."""
+    with the whole lattice moved by every whole pixel up to
+    :func:`~autoplay.vision.align_reach`, and read where it comes closest, if clearly
+    closer (as :func:`autoplay.vision.aligned` still decides)."""
     match = match_lattice(image, geometry, skin)
-    loose = (match.inside & ~match.too_plain
-             & (~match.recognised() | (match.distance > ALIGN_FROM)))
-    reach = max(1, round(ALIGN_SHARE * min(geometry.pitch_x, geometry.pitch_y)))
+    loose, reach = match.loose(), align_reach(geometry)
     bar, best = ALIGN_GAIN * match.distance, match.copy()
     for dx, dy in itertools.product(range(-reach, reach + 1), repeat=2):
         moved = geometry.moved(dx, dy)

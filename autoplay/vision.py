@@ -564,11 +564,7 @@ def cell_features(image: Image, geometry: Geometry) -> Floats:
     height = round(geometry.rows * geometry.pitch_y)
     x1, y1 = x0 + width + 2, y0 + height + 2
     dx, dy = geometry.left - x0, geometry.top - y0
-    rows, cols = image.shape[:2]
-    crop = image[max(0, y0):min(rows, y1), max(0, x0):min(cols, x1)]
-    pads = (max(0, -y0), max(0, y1 - rows), max(0, -x0), max(0, x1 - cols))
-    if any(pads):  # the edge cells of a tight crop: repeat the image's last pixels
-        crop = np.asarray(cv2.copyMakeBorder(crop, *pads, cv2.BORDER_REPLICATE), np.uint8)
+    crop = _padded_crop(image, x0, y0, x1, y1)
     if not _is_read_whole(geometry):
         block = _box_means(crop, (dx, dy), (geometry.pitch_x, geometry.pitch_y),
                            (geometry.cols, geometry.rows))
@@ -587,6 +583,17 @@ def cell_features(image: Image, geometry: Geometry) -> Floats:
     cells = block.reshape(geometry.rows, CELL_SIZE, geometry.cols, CELL_SIZE, 3)
     return cells.transpose(0, 2, 1, 3, 4).reshape(geometry.rows * geometry.cols, -1).astype(
         np.float32)
+
+
+def _padded_crop(image: Image, x0: int, y0: int, x1: int, y1: int) -> Image:
+    """The image's pixels [y0:y1, x0:x1], its last pixels repeated where that goes past its
+    edges (the edge cells of a tight crop)."""
+    rows, cols = image.shape[:2]
+    crop = image[max(0, y0):min(rows, y1), max(0, x0):min(cols, x1)]
+    pads = (max(0, -y0), max(0, y1 - rows), max(0, -x0), max(0, x1 - cols))
+    if any(pads):
+        crop = np.asarray(cv2.copyMakeBorder(crop, *pads, cv2.BORDER_REPLICATE), np.uint8)
+    return crop
 
 
 def _lies_between(geometry: Geometry) -> bool:
@@ -671,6 +678,14 @@ class Match:
         enough to be read: it may lean up to :data:`CELL_LEAN` towards another state."""
         return (self.inside & ~self.too_plain & (self.distance <= MAX_DISTANCE)
                 & (self.lean <= CELL_LEAN))
+
+    def loose(self) -> npt.NDArray[np.bool_]:
+        """Per cell: whether it looks like a cell (closer to a cell's look than to the
+        window's, and not far plainer than its look) but does not match closely: not
+        recognised, or further than :data:`ALIGN_FROM` from its look. :func:`aligned`
+        matches these again off the lattice."""
+        return (self.inside & ~self.too_plain
+                & (~self.recognised() | (self.distance > ALIGN_FROM)))
 
     def copy(self) -> Match:
         """A match of the same cells whose arrays can be changed apart from these."""
@@ -838,11 +853,7 @@ def moved_features(image: Image, geometry: Geometry, cells: npt.NDArray[np.intp]
     ys = geometry.top + (rows[:, None] + steps) * geometry.pitch_y
     x0, y0 = int(np.floor(xs.min())) - reach - 1, int(np.floor(ys.min())) - reach - 1
     x1, y1 = int(np.ceil(xs.max())) + reach + 2, int(np.ceil(ys.max())) + reach + 2
-    height, width = image.shape[:2]
-    crop = image[max(0, y0):min(height, y1), max(0, x0):min(width, x1)]
-    pads = (max(0, -y0), max(0, y1 - height), max(0, -x0), max(0, x1 - width))
-    if any(pads):
-        crop = np.asarray(cv2.copyMakeBorder(crop, *pads, cv2.BORDER_REPLICATE), np.uint8)
+    crop = _padded_crop(image, x0, y0, x1, y1)
     table = cv2.integral(crop, sdepth=cv2.CV_64F)  # (h + 1) x (w + 1) x 3
     last, row = table.shape[0] - 1, table.shape[1]
     table = table.reshape(-1, 3)  # gathered by flat index (np.take): far faster
@@ -898,12 +909,10 @@ def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Match
     moved matches only a little better is left as it was: in Tatham's Mines shrunk to 75%,
     a covered cell moved a pixel came a little closer to an opened one (15.2 to 14.0).
     """
-    loose = (match.inside & ~match.too_plain
-             & (~match.recognised() | (match.distance > ALIGN_FROM)))
-    if not loose.any():
+    cells = np.flatnonzero(match.loose())
+    if not len(cells):
         return match
-    reach = max(1, round(ALIGN_SHARE * min(geometry.pitch_x, geometry.pitch_y)))
-    cells = np.flatnonzero(loose)
+    reach = align_reach(geometry)
     # Cells shrunk by area averaging are matched again alone; smaller ones grow by
     # interpolation, which cell_features does over the whole lattice.
     moved = (moved_features(image, geometry, cells, reach)
@@ -920,6 +929,12 @@ def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Match
         for each in dataclasses.fields(Match):
             getattr(best, each.name)[cells[better]] = getattr(found, each.name)[better]
     return best
+
+
+def align_reach(geometry: Geometry) -> int:
+    """How many whole pixels :func:`aligned` moves a cell each way: :data:`ALIGN_SHARE` of
+    a cell, at least one."""
+    return max(1, round(ALIGN_SHARE * min(geometry.pitch_x, geometry.pitch_y)))
 
 
 def read_board(image: Image, geometry: Geometry, skin: Skin) -> Reading:
