@@ -40,7 +40,7 @@ from autoplay.vision import (
     is_grey,
     match_cells,
     match_lattice,
-    reading_of,
+    read_matched,
     shrink,
     template_distances,
 )
@@ -187,8 +187,7 @@ def read_screenshot(image: Image, skins: Sequence[Skin], *, place: str = "image"
     candidate, skin, others = found
     _check_whole(image, candidate, skin)
     covered = _covered(skin)[candidate.match.best] & candidate.match.recognised()
-    return replace(reading_of(candidate.geometry, skin,
-                              aligned(image, candidate.geometry, skin, candidate.match)),
+    return replace(read_matched(image, candidate.geometry, skin, candidate.match),
                    edges=edges_reached(image, candidate.geometry, skin, covered),
                    others=tuple((other_skin.name, other.geometry)
                                 for other, other_skin in others))

@@ -20,6 +20,7 @@ images were cut at. :mod:`autoplay.learn` makes one from screenshots and their t
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
 import logging
@@ -61,6 +62,10 @@ match within a few units."""
 ALIGN_SHARE = 0.06
 """How far off the lattice :func:`aligned` looks, as a share of a cell (at least a pixel):
 three pixels at GNOME Mines' 44 px."""
+LINE_SHARE = 0.25
+"""How far :func:`lines_aligned` moves a line of cells, as a share of a cell: GNOME Mines'
+30x16 board at 1200x560 has its first column 7 px (a quarter of its 29 px) off the lattice
+that fits the rest."""
 ALIGN_GAIN = 0.75
 """A cell moved by :func:`aligned` must come this much closer to a look: a cell off the
 lattice comes far closer (GNOME Mines' cells at 1100x800 from 35 to under 13), while a
@@ -101,6 +106,12 @@ beside the window, that comes close to a cell's look only because that look's li
 digit are thin. A white desktop beside an xbomb window read as columns of 0s, a grey one
 beside a Tatham's Mines window as a GNOME Mines board. Real cells keep at least 0.54 of
 their look's spread in every fixture, at 75% to 200% of their size.)"""
+
+SIZE_SHARE = 0.05
+"""Templates this close in width (a share) are cut at one scale of their skin."""
+BLEND_STEPS = 20
+"""The looks between two of a skin's cell sizes (:meth:`Skin.between`) are blended in this
+many steps, each made once."""
 
 OUTSIDE = -100
 """The 'state' of what surrounds a board in its game's window: not a cell at all."""
@@ -255,7 +266,7 @@ class Skin:
         smalls = [_coarse_look(t.image) for t in cells]
         scales = [1.0]
         for width in sorted({t.image.shape[1] for t in cells}):
-            if all(abs(width / self.pitch[0] / scale - 1) > 0.05 for scale in scales):
+            if all(abs(width / self.pitch[0] / scale - 1) > SIZE_SHARE for scale in scales):
                 scales.append(round(width / self.pitch[0], 3))
         object.__setattr__(self, "scales", tuple(scales))
         # A covered cell at each of those scales (most of a board, and all of a new one,
@@ -264,7 +275,8 @@ class Skin:
         coarse: list[Image] = []
         for scale in scales:
             covered = next((small for t, small in zip(cells, smalls) if t.state == UNKNOWN
-                            and abs(t.image.shape[1] / self.pitch[0] / scale - 1) <= 0.05),
+                            and abs(t.image.shape[1] / self.pitch[0] / scale - 1)
+                            <= SIZE_SHARE),
                            None)
             if covered is not None and all(rms(covered, c) >= 4.0 for c in coarse):
                 coarse.append(covered)
@@ -277,6 +289,26 @@ class Skin:
                 break
             coarse.append(far)
         object.__setattr__(self, "coarse", tuple(coarse))
+
+    def between(self, pitch: tuple[float, float]) -> Skin | None:
+        """The skin's looks at a cell ``pitch`` (width, height) between two of its own cell
+        sizes, as a game that draws its cells to fit its window shows them: each look
+        blended with its twin at the other size, weighted by where the pitch lies between
+        the two (in :data:`BLEND_STEPS`). None at one of its own sizes, or beyond them.
+
+        Neither size's looks alone read such cells: GNOME Mines' 16x16 at 800x600 has 32 px
+        tiles, between the skin's 23 and 46, and its 1s came 18.6 from the 1 at 46 px but
+        22.0 from the 2 at 23, too close to be read. The looks keep the skin's templates,
+        labels and order, so a match of either means the same."""
+        width = pitch[0] / self.pitch[0]  # as a scale of the skin's own cells
+        if any(abs(width / scale - 1) <= SIZE_SHARE for scale in self.scales):
+            return None
+        low = max((scale for scale in self.scales if scale < width), default=None)
+        high = min((scale for scale in self.scales if scale > width), default=None)
+        if low is None or high is None:
+            return None
+        steps = round(BLEND_STEPS * (width - low) / (high - low))
+        return _blended(self, low, high, steps, (round(pitch[0]), round(pitch[1])))
 
     def in_grey(self) -> Skin:
         """The skin as a greyscale screenshot shows it: its templates' colours would only
@@ -343,6 +375,29 @@ class Skin:
     def labels(self) -> list[str]:
         """The distinct template names, in a stable order."""
         return sorted({t.label for t in self.templates})
+
+
+@functools.cache
+def _blended(skin: Skin, low: float, high: float, steps: int, size: tuple[int, int]) -> Skin:
+    """:meth:`Skin.between`: the looks ``steps`` of :data:`BLEND_STEPS` of the way from the
+    skin's scale ``low`` to ``high``, drawn ``size`` (width, height) pixels; made once."""
+    cut = [min(skin.scales, key=lambda scale: abs(t.image.shape[1] / skin.pitch[0] / scale - 1))
+           for t in skin.templates]
+
+    def twin(index: int, scale: float) -> Floats:
+        """The look of the template's label cut at ``scale`` that is closest to it (the
+        template itself when it is cut there, or no look of its label is), at ``size``."""
+        twins = [other for other, template in enumerate(skin.templates)
+                 if template.label == skin.templates[index].label and cut[other] == scale]
+        closest = min(twins, default=index, key=lambda other: float(
+            np.sum((skin.features[other] - skin.features[index]) ** 2)))
+        return shrink(skin.templates[closest].image, *size).astype(np.float32)
+
+    share = steps / BLEND_STEPS
+    looks = tuple(Template(template.label, np.asarray(np.rint(
+        (1 - share) * twin(index, low) + share * twin(index, high)), np.uint8))
+        for index, template in enumerate(skin.templates))
+    return Skin(skin.name, (float(size[0]), float(size[1])), looks, skin.source)
 
 
 def _coarse_look(image: Image) -> Image:
@@ -947,8 +1002,84 @@ def read_board(image: Image, geometry: Geometry, skin: Skin) -> Reading:
     :raises ValueError: if the lattice goes outside the image.
     """
     image = as_bgr(image)
-    return reading_of(geometry, skin, aligned(image, geometry, skin,
-                                              match_lattice(image, geometry, skin)))
+    return read_matched(image, geometry, skin, match_lattice(image, geometry, skin))
+
+
+def read_matched(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Reading:
+    """:func:`read_board`, given the match of the cells on the lattice.
+
+    When cells are left unrecognised, two more tries, for games that draw their cells to
+    fit their window. If the pitch lies between two of the skin's cell sizes, the board is
+    read again with the looks between them (:meth:`Skin.between`), and whichever reading
+    leaves fewer cells unrecognised is kept; not at once, since a display scaling shows a
+    game's own looks scaled, and those read such a board as they are. Then the cells still
+    unrecognised are matched again where their lines lie (:func:`lines_aligned`)."""
+    match = aligned(image, geometry, skin, match)
+    if match.recognised().all():
+        return reading_of(geometry, skin, match)
+    looks = skin.between((geometry.pitch_x, geometry.pitch_y))
+    if looks is not None:
+        again = aligned(image, geometry, looks, match_lattice(image, geometry, looks))
+        if again.recognised().sum() > match.recognised().sum():
+            skin, match = looks, again
+    return reading_of(geometry, skin, lines_aligned(image, geometry, skin, match))
+
+
+def lines_aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Match:
+    """``match`` (of ``geometry``'s cells, :func:`aligned`), with each cell that does not
+    match closely (unrecognised, or further than :data:`ALIGN_FROM`) matched again where
+    its row and its column lie: each line moved whole, up to :data:`LINE_SHARE` of a cell,
+    to where its cells match best together, and the cell then a few pixels around that
+    (:func:`aligned`); read there if it comes clearly closer (:data:`ALIGN_GAIN`). Called
+    when some cell is not recognised: a cell off by a quarter of a cell can also pass for
+    another look (a 1 for a 0).
+
+    A game may space its lines unevenly by more than :func:`aligned` reaches: GNOME Mines
+    hands the pixels its window has to spare to its first tiles, and at 1200x560 its 30x16
+    board's first 8 columns are 30 px apart and the rest 29, so that the lattice fitted to
+    most of them is 7 px off the first column. A line is moved only as far as its cells
+    together say, so a board evenly spaced keeps its lines, and only lines holding a cell
+    not matching closely are looked at."""
+    cells = np.flatnonzero(~match.recognised() | (match.distance > ALIGN_FROM))
+    if match.recognised().all():
+        return match
+    reach = max(1, round(LINE_SHARE * min(geometry.pitch_x, geometry.pitch_y)))
+    rows, cols = np.divmod(cells, geometry.cols)
+    across = {col: _line_shift(image, geometry, skin, reach, col=col) for col in set(cols)}
+    down = {row: _line_shift(image, geometry, skin, reach, row=row) for row in set(rows)}
+    best = match.copy()
+    for index, row, col in zip(cells, rows, cols):
+        if not across[col] and not down[row]:
+            continue  # where aligned has matched it already
+        cell = Geometry(geometry.left + col * geometry.pitch_x + across[col],
+                        geometry.top + row * geometry.pitch_y + down[row],
+                        geometry.pitch_x, geometry.pitch_y, 1, 1)
+        if not cell.fits(image):
+            continue
+        found = aligned(image, cell, skin, match_lattice(image, cell, skin))
+        if found.distance[0] < ALIGN_GAIN * best.distance[index]:
+            for each in dataclasses.fields(Match):
+                getattr(best, each.name)[index] = getattr(found, each.name)[0]
+    return best
+
+
+def _line_shift(image: Image, geometry: Geometry, skin: Skin, reach: int, *,
+                row: int | None = None, col: int | None = None) -> int:
+    """How many whole pixels across (a column) or down (a row), up to ``reach`` each way,
+    the lattice's line ``col`` or ``row`` moves to where its cells match closest in all."""
+    if col is not None:
+        line = Geometry(geometry.left + col * geometry.pitch_x, geometry.top,
+                        geometry.pitch_x, geometry.pitch_y, geometry.rows, 1)
+    else:
+        assert row is not None
+        line = Geometry(geometry.left, geometry.top + row * geometry.pitch_y,
+                        geometry.pitch_x, geometry.pitch_y, 1, geometry.cols)
+    totals = {}
+    for shift in range(-reach, reach + 1):
+        moved = line.moved(shift, 0) if col is not None else line.moved(0, shift)
+        if moved.fits(image):
+            totals[shift] = float(match_lattice(image, moved, skin).distance.sum())
+    return min(totals, key=lambda shift: (totals[shift], abs(shift)), default=0)
 
 
 def reading_of(geometry: Geometry, skin: Skin, match: Match) -> Reading:

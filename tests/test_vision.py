@@ -36,6 +36,7 @@ from autoplay.vision import (
     Skin,
     Unrecognized,
     _box_means,
+    aligned,
     as_bgr,
     cell_features,
     decode_image,
@@ -195,6 +196,27 @@ def test_cells_a_few_pixels_off_the_lattice_are_read_where_they_match(
     assert (reading.unrecognized, str(reading.board)) == ((), str(truth))
 
 
+def test_lines_far_off_the_lattice_are_read_where_they_lie(skins: dict[str, Skin]) -> None:
+    """GNOME Mines may draw its first tiles a pixel further apart than the rest, so that
+    the lattice fitted to most of them is several pixels off the others. Here 6 px (a
+    quarter of a 23 px cell) of the line between the 8th and 9th columns are repeated:
+    the last 8 columns lie 6 px right of the lattice, out of reach of each cell matched a
+    pixel around it, and every one of their cells with a count, a flag or a mine is
+    unrecognised; each matched again where its column lies, all read."""
+    image, truth = fixture("gnome-mines", "16x16-mid")
+    skin = skins["gnome-mines"]
+    geometry = locate_board(image, skin)
+    cut = round(geometry.left + 8 * geometry.pitch_x)
+    image = np.ascontiguousarray(np.concatenate(
+        [image[:, :cut], np.repeat(image[:, cut:cut + 1], 6, axis=1), image[:, cut:]], axis=1))
+    where_said = reading_of(geometry, skin, aligned(image, geometry, skin,
+                                                    match_lattice(image, geometry, skin)))
+    assert {u.cell.col for u in where_said.unrecognized} <= set(range(8, 16))
+    assert len(where_said.unrecognized) >= 20
+    reading = read_board(image, geometry, skin)
+    assert (reading.unrecognized, str(reading.board)) == ((), str(truth))
+
+
 @pytest.mark.parametrize("path", WINDOW_SIZES, ids=lambda path: path.stem)
 def test_gnome_mines_in_a_window_of_a_size_its_skin_lacks_reads_exactly(
         path: Path, skins: dict[str, Skin]) -> None:
@@ -209,7 +231,14 @@ def test_gnome_mines_in_a_window_of_a_size_its_skin_lacks_reads_exactly(
     bar a line of it (a line the polish leaves no cells is now cut off). With the lines
     beyond matched off the lattice, the crowded 16x16 at 660x500 grew from its best board
     to a 14x16 one, every cell read and the top two rows left out (7df9a1c refused it as
-    cut): the best three boards are now grown when the best is not read whole."""
+    cut): the best three boards are now grown when the best is not read whole. On commit
+    c617f39 the 16x16 at 800x600 (32 px tiles, between the skin's 23 and 46) read with 41
+    cells not recognised, and the crowded 16x16 at 750x560 and 850x640 with 5 and 8: its
+    digits look like neither size's, and are read with the looks between the two
+    (``Skin.between``). The 30x16 at 1200x560 (24 cells not recognised on c617f39) has its
+    first 8 columns a pixel further apart than the rest, its first 7 px off the lattice,
+    and the 16x16 at 660x500 (5) its last 4 columns likewise: such cells are matched again
+    where their lines lie (``vision.lines_aligned``)."""
     image, truth = load(path)
     reading = read_screenshot(image, list(skins.values()))
     assert (reading.skin, reading.unrecognized) == ("gnome-mines", ())
@@ -888,6 +917,28 @@ def test_shipped_skins_compare_cells_at_one_size(skins: dict[str, Skin]) -> None
         assert skin.features.shape[1] == CELL_SIZE * CELL_SIZE * 3
         assert (SHIPPED_SKINS / skin.name / "skin.json").is_file()
 
+
+def test_the_looks_between_two_cell_sizes_blend_each_label_at_both(
+        skins: dict[str, Skin]) -> None:
+    """GNOME Mines' skin has looks at 23 and 46 px. At 32 px each look is its label's look
+    at 23 blended with the one at 46, so the two 1s become one look, between them and
+    nearer the 23 px one (32 is 9/23 of the way); at or near its own sizes, or beyond
+    them, there are no looks between."""
+    skin = skins["gnome-mines"]
+    assert all(skin.between((pitch, pitch)) is None
+               for pitch in (20.0, 23.0, 24.0, 45.0, 46.0, 60.0))
+    looks = skin.between((32.0, 31.8))
+    assert looks is not None
+    assert [t.label for t in looks.templates] == [t.label for t in skin.templates]
+    assert all(t.image.shape[:2] == (32, 32) for t in looks.templates)
+    small, large = sorted((i for i, t in enumerate(skin.templates) if t.label == "1"),
+                          key=lambda i: skin.templates[i].image.shape[1])
+    assert skin.templates[small].image.shape[1] == 23
+    assert np.array_equal(looks.templates[small].image, looks.templates[large].image)
+    to_small, to_large = (float(np.sqrt(np.mean((looks.features[small] - skin.features[i])
+                                                 ** 2))) for i in (small, large))
+    assert to_small < to_large < float(skin.apart[small, large])
+    assert skin.between((32.0, 31.8)) is looks  # made once
 
 def test_images_are_told_from_text_by_their_first_bytes() -> None:
     png = (SCREENSHOTS / "xbomb" / "8x8-new.png").read_bytes()
