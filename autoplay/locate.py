@@ -14,7 +14,7 @@ import functools
 import io
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -38,6 +38,7 @@ from autoplay.vision import (
     as_bgr,
     cell_features,
     is_grey,
+    line_shift,
     match_cells,
     match_lattice,
     read_matched,
@@ -231,7 +232,8 @@ def _check_whole(image: Image, candidate: _Candidate, skin: Skin) -> None:
     :raises BoardCut: naming the edge, or the board's side, when :func:`find_cut` finds one.
     """
     closed = _closed(skin)[candidate.match.best] & candidate.match.recognised()
-    cut = find_cut(image, skin, candidate.geometry, closed)
+    cut = next((cut for geometry, sides in _edge_lattices(image, candidate, skin)
+                if (cut := find_cut(image, skin, geometry, closed, sides)) is not None), None)
     if cut is None:
         return
     side, at_edge = cut
@@ -242,6 +244,31 @@ def _check_whole(image: Image, candidate: _Candidate, skin: Skin) -> None:
     raise BoardCut(f"the {skin.name} board stops part way into a line of covered cells at "
                    f"its {side} side, so something hides the rest of it (a window too small "
                    f"for its board, say): show the whole board", skin.name)
+
+
+SIDES = ("top", "bottom", "left", "right")
+"""A board's sides, as :func:`find_cut` names them."""
+
+
+def _edge_lattices(image: Image, candidate: _Candidate, skin: Skin
+                   ) -> list[tuple[Geometry, tuple[str, ...]]]:
+    """The lattices to look beyond the board's sides from, and the sides for each: the
+    board's own, but for a side whose edge line has cells that do not match closely, the
+    lattice moved to where that line lies (:func:`~autoplay.vision.line_shift`). A game
+    may space its lines unevenly: GNOME Mines' new 30x16 board at 1200x560 has its first
+    column 7 px left of the lattice that fits the rest, and 7 px of its covered cells
+    beyond the board's left side were taken for a cut."""
+    geometry = candidate.geometry
+    loose = candidate.match.loose().reshape(geometry.rows, geometry.cols)
+    edges = {"top": (loose[0], {"row": 0}), "bottom": (loose[-1], {"row": geometry.rows - 1}),
+             "left": (loose[:, 0], {"col": 0}), "right": (loose[:, -1], {"col": geometry.cols - 1})}
+    moved: dict[str, Geometry] = {}
+    for side, (cells, line) in edges.items():
+        shift = line_shift(image, geometry, skin, **line) if cells.any() else 0
+        if shift:
+            moved[side] = geometry.moved(shift, 0) if "col" in line else geometry.moved(0, shift)
+    still = tuple(side for side in edges if side not in moved)
+    return [(geometry, still), *((there, (side,)) for side, there in moved.items())]
 
 
 _CUT_DISTANCE = 40.0
@@ -269,11 +296,11 @@ def _covered(skin: Skin) -> npt.NDArray[np.bool_]:
     return covered
 
 
-def find_cut(image: Image, skin: Skin, geometry: Geometry,
-             closed: npt.NDArray[np.bool_]) -> tuple[str, bool] | None:
-    """The side of the board ("top", "bottom", "left" or "right") where a covered cell or
-    a mine is cut short just beyond it, and whether the image's edge cuts it (else
-    something inside the image does: a window too small for its board), or None.
+def find_cut(image: Image, skin: Skin, geometry: Geometry, closed: npt.NDArray[np.bool_],
+             sides: Collection[str] = SIDES) -> tuple[str, bool] | None:
+    """The side of the board (of ``sides``) where a covered cell or a mine is cut short
+    just beyond it, and whether the image's edge cuts it (else something inside the image
+    does: a window too small for its board), or None.
 
     A cut board is read as the smaller board the image shows, and what that board proves
     next to the cut may be false: a count there can have covered cells or mines beyond
@@ -312,6 +339,8 @@ def find_cut(image: Image, skin: Skin, geometry: Geometry,
     frame_looks = skin.states == OUTSIDE
     cells: dict[bytes, tuple[Image, Image]] = {}  # the board's cells' looks, kept
     for side, gap in _margins(image, geometry).items():
+        if side not in sides:
+            continue
         across = side in ("top", "bottom")
         pitch = pitch_y if across else pitch_x
         deepest = min(gap, pitch)  # to the image's edge, or a whole cell to tell a cut by

@@ -63,7 +63,7 @@ ALIGN_SHARE = 0.06
 """How far off the lattice :func:`aligned` looks, as a share of a cell (at least a pixel):
 three pixels at GNOME Mines' 44 px."""
 LINE_SHARE = 0.25
-"""How far :func:`lines_aligned` moves a line of cells, as a share of a cell: GNOME Mines'
+"""How far :func:`line_shift` moves a line of cells, as a share of a cell: GNOME Mines'
 30x16 board at 1200x560 has its first column 7 px (a quarter of its 29 px) off the lattice
 that fits the rest."""
 ALIGN_GAIN = 0.75
@@ -1043,10 +1043,9 @@ def lines_aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) ->
     cells = np.flatnonzero(~match.recognised() | (match.distance > ALIGN_FROM))
     if match.recognised().all():
         return match
-    reach = max(1, round(LINE_SHARE * min(geometry.pitch_x, geometry.pitch_y)))
     rows, cols = np.divmod(cells, geometry.cols)
-    across = {col: _line_shift(image, geometry, skin, reach, col=col) for col in set(cols)}
-    down = {row: _line_shift(image, geometry, skin, reach, row=row) for row in set(rows)}
+    across = {col: line_shift(image, geometry, skin, col=col) for col in set(cols)}
+    down = {row: line_shift(image, geometry, skin, row=row) for row in set(rows)}
     best = match.copy()
     for index, row, col in zip(cells, rows, cols):
         if not across[col] and not down[row]:
@@ -1063,10 +1062,12 @@ def lines_aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) ->
     return best
 
 
-def _line_shift(image: Image, geometry: Geometry, skin: Skin, reach: int, *,
-                row: int | None = None, col: int | None = None) -> int:
-    """How many whole pixels across (a column) or down (a row), up to ``reach`` each way,
-    the lattice's line ``col`` or ``row`` moves to where its cells match closest in all."""
+def line_shift(image: Image, geometry: Geometry, skin: Skin, *, row: int | None = None,
+               col: int | None = None) -> int:
+    """How many whole pixels across (a column) or down (a row), up to :data:`LINE_SHARE`
+    of a cell each way, the lattice's line ``col`` or ``row`` moves to where its cells
+    match closest in all; the least move of those that match as closely."""
+    reach = max(1, round(LINE_SHARE * min(geometry.pitch_x, geometry.pitch_y)))
     if col is not None:
         line = Geometry(geometry.left + col * geometry.pitch_x, geometry.top,
                         geometry.pitch_x, geometry.pitch_y, geometry.rows, 1)

@@ -238,7 +238,10 @@ def test_gnome_mines_in_a_window_of_a_size_its_skin_lacks_reads_exactly(
     (``Skin.between``). The 30x16 at 1200x560 (24 cells not recognised on c617f39) has its
     first 8 columns a pixel further apart than the rest, its first 7 px off the lattice,
     and the 16x16 at 660x500 (5) its last 4 columns likewise: such cells are matched again
-    where their lines lie (``vision.lines_aligned``)."""
+    where their lines lie (``vision.lines_aligned``). A new game of that 30x16 at
+    1200x560 was refused as cut at its left side, the 7 px of its first column beyond the
+    lattice taken for a covered cell cut short: each side is now looked beyond from where
+    its edge line lies."""
     image, truth = load(path)
     reading = read_screenshot(image, list(skins.values()))
     assert (reading.skin, reading.unrecognized) == ("gnome-mines", ())
