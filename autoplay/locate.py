@@ -16,7 +16,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import cv2
 import numpy as np
@@ -25,6 +25,7 @@ import numpy.typing as npt
 from autoplay.board import FLAG, UNKNOWN, Cell
 from autoplay.errors import BoardCut, NoBoardFound, listed
 from autoplay.vision import (
+    ALIGN_GAIN,
     COARSE,
     MAX_DISTANCE,
     OUTSIDE,
@@ -230,17 +231,22 @@ def _check_whole(image: Image, candidate: _Candidate, skin: Skin) -> None:
     """Refuse a board that goes on past the image's edge, or is cut short inside it.
 
     :raises BoardCut: naming the edge, or the board's side, when :func:`find_cut` finds one.
+    :raises NoBoardFound: when the board goes on past a side, only part of it found.
     """
     closed = _closed(skin)[candidate.match.best] & candidate.match.recognised()
     cut = next((cut for geometry, sides in _edge_lattices(image, candidate, skin)
                 if (cut := find_cut(image, skin, geometry, closed, sides)) is not None), None)
     if cut is None:
         return
-    side, at_edge = cut
-    if at_edge:
+    side, kind = cut
+    if kind == "edge":
         raise BoardCut(f"the {skin.name} board goes on past the image's {side} edge, "
                        f"which cuts through covered cells: give a screenshot of the whole "
                        f"board", skin.name, (side,))
+    if kind == "short":
+        raise NoBoardFound(f"the {skin.name} board goes on past its {side} side, where its "
+                           f"cells could not be read at this size: show it at another (a "
+                           f"screenshot at 100%, a game window at its first size)")
     raise BoardCut(f"the {skin.name} board stops part way into a line of covered cells at "
                    f"its {side} side, so something hides the rest of it (a window too small "
                    f"for its board, say): show the whole board", skin.name)
@@ -248,27 +254,40 @@ def _check_whole(image: Image, candidate: _Candidate, skin: Skin) -> None:
 
 SIDES = ("top", "bottom", "left", "right")
 """A board's sides, as :func:`find_cut` names them."""
+CutKind = Literal["edge", "inside", "short"]
+"""How :func:`find_cut` finds a board cut: by the image's edge, inside the image, or not
+cut but found short."""
 
 
 def _edge_lattices(image: Image, candidate: _Candidate, skin: Skin
                    ) -> list[tuple[Geometry, tuple[str, ...]]]:
     """The lattices to look beyond the board's sides from, and the sides for each: the
-    board's own, but for a side whose edge line has cells that do not match closely, the
-    lattice moved to where that line lies (:func:`~autoplay.vision.line_shift`). A game
-    may space its lines unevenly: GNOME Mines' new 30x16 board at 1200x560 has its first
-    column 7 px left of the lattice that fits the rest, and 7 px of its covered cells
-    beyond the board's left side were taken for a cut."""
+    board's own, but for a side whose edge line lies off it (:func:`_edge_shifts`), the
+    lattice moved to where that line lies. GNOME Mines' new 30x16 board at 1200x560 has
+    its first column 7 px left of the lattice that fits the rest, and 7 px of its covered
+    cells beyond the board's left side were taken for a cut."""
     geometry = candidate.geometry
-    loose = candidate.match.loose().reshape(geometry.rows, geometry.cols)
+    moved = {side: geometry.moved(*shift)
+             for side, shift in _edge_shifts(image, geometry, candidate.match, skin).items()}
+    still = tuple(side for side in SIDES if side not in moved)
+    return [(geometry, still), *((there, (side,)) for side, there in moved.items())]
+
+
+def _edge_shifts(image: Image, geometry: Geometry, match: Match, skin: Skin
+                 ) -> dict[str, tuple[int, int]]:
+    """How far, across and down, each edge line of the board that has cells not matching
+    closely (in ``match``) lies off the lattice (:func:`~autoplay.vision.line_shift`), for
+    those that do: a game may space its lines unevenly, by more than a cell is matched
+    around it."""
+    loose = match.loose().reshape(geometry.rows, geometry.cols)
     edges = {"top": (loose[0], {"row": 0}), "bottom": (loose[-1], {"row": geometry.rows - 1}),
              "left": (loose[:, 0], {"col": 0}), "right": (loose[:, -1], {"col": geometry.cols - 1})}
-    moved: dict[str, Geometry] = {}
+    shifts = {}
     for side, (cells, line) in edges.items():
         shift = line_shift(image, geometry, skin, **line) if cells.any() else 0
         if shift:
-            moved[side] = geometry.moved(shift, 0) if "col" in line else geometry.moved(0, shift)
-    still = tuple(side for side in edges if side not in moved)
-    return [(geometry, still), *((there, (side,)) for side, there in moved.items())]
+            shifts[side] = (shift, 0) if "col" in line else (0, shift)
+    return shifts
 
 
 _CUT_DISTANCE = 40.0
@@ -297,10 +316,11 @@ def _covered(skin: Skin) -> npt.NDArray[np.bool_]:
 
 
 def find_cut(image: Image, skin: Skin, geometry: Geometry, closed: npt.NDArray[np.bool_],
-             sides: Collection[str] = SIDES) -> tuple[str, bool] | None:
-    """The side of the board (of ``sides``) where a covered cell or a mine is cut short
-    just beyond it, and whether the image's edge cuts it (else something inside the image
-    does: a window too small for its board), or None.
+             sides: Collection[str] = SIDES) -> tuple[str, CutKind] | None:
+    """The side of the board (of ``sides``) where a covered cell or a mine lies just beyond
+    it, and how: cut short by the image's edge (``"edge"``) or by something inside the
+    image (``"inside"``: a window too small for its board), or whole (``"short"``: the
+    board goes on, and only part of it was found); or None.
 
     A cut board is read as the smaller board the image shows, and what that board proves
     next to the cut may be false: a count there can have covered cells or mines beyond
@@ -317,7 +337,9 @@ def find_cut(image: Image, skin: Skin, geometry: Geometry, closed: npt.NDArray[n
     cell's own (``_INSIDE_DISTANCE``); every depth from that to a cell's less one is
     tried (``python tools/reading_faults.py clipped``). A strip a whole cell deep that
     ends as a covered cell does (:func:`_goes_on`) is no cut: the board goes on, and only
-    part of it was found (xbomb's cells of 20 pixels shrunk to 75%).
+    part of it was found (xbomb's cells of 20 pixels shrunk to 75%; GNOME Mines' 30x16 in
+    a 1440x868 window, its last 9 columns a pixel closer than the rest, was read 29
+    columns wide with no warning up to commit 0c6f07b).
 
     The strips it is compared with are those of the skin's templates, scaled to the
     pitch. A screenshot shrunk or grown changes the few pixels at a cell's edge more than
@@ -371,8 +393,9 @@ def find_cut(image: Image, skin: Skin, geometry: Geometry, closed: npt.NDArray[n
         for strip in np.flatnonzero(cut.any(axis=1)):
             if own is not None and deepest == pitch and _goes_on(
                     beyond[strip], strips, closed_looks, own):
-                break  # a whole covered cell: the board goes on, found short, not cut
-            return side, bool(cut[strip, depths.index(gap)]) if gap in depths else False
+                return side, "short"  # a whole covered cell: the board goes on
+            at_edge = bool(cut[strip, depths.index(gap)]) if gap in depths else False
+            return side, "edge" if at_edge else "inside"
     return None
 
 
@@ -1142,13 +1165,18 @@ def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
     30x16 mid-game board at 75%, settled under OpenCV 5 as its left 24 columns). Polished,
     a line can also turn out to be no cells: GNOME Mines' title bar, above an 8x8 board
     in an 850x640 window, came within reach of a ``0`` on the lattice settled, and out of
-    it half a pixel lower. The lines beyond are matched a little off the lattice (see
-    :func:`~autoplay.vision.aligned`) unless the board is at a display scaling of the
-    skin's own size, which spaces its cells evenly. (When aligned matched the whole lattice
-    at every shift, a lost xbomb 30x16 board at 200% took 19 s to read that way, and 4 s
-    without; now that it matches the loose cells alone, 2.73 s and 2.79 s.) Only the best
-    board is grown: polishing every stray lattice of the ladder again costs too
-    much."""
+    it half a pixel lower.
+
+    The lines beyond are matched a little off the lattice (see
+    :func:`~autoplay.vision.aligned`), and where an edge line of the board lies further
+    off (:func:`_edge_shifts`), it and the line beyond are matched there too: a game may
+    space its lines unevenly. GNOME Mines' 30x16 in a 1440x868 window has its first 21
+    columns 41 px apart and the rest 40, and the lattice fitted to most of them left out
+    its last column, several pixels off; its crowded 16x16 at 1600x1000, 57 px tiles, the
+    last three rows 56 px apart, left out its last row of mines, 1 px off, when a board
+    at a display scaling of the skin's own size (46 px at 125%) was taken to be evenly
+    spaced. Only the best board is grown: polishing every stray lattice of the ladder
+    again costs too much."""
     geometry, match = candidate.geometry, candidate.match
     seen = {_state(geometry)}
     while True:  # each step adds or cuts a line: the image's size ends it
@@ -1159,9 +1187,11 @@ def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
         if (block[2] - block[0], block[3] - block[1]) != (geometry.rows, geometry.cols):
             break  # the lattice itself goes past the image: nothing to grow
         grown_match = match_lattice(image, grown, skin)
-        even = _is_display_pitch(geometry, skin, _DISPLAYED)  # a display spaces cells evenly
-        moved = _moved_edges(grown, grown_match if even else aligned(image, grown, skin,
-                                                                     grown_match), block)
+        off = aligned(image, grown, skin, grown_match)  # matched off the lattice too
+        for side, shift in _edge_shifts(image, geometry, match, skin).items():
+            for line in _side_lines(grown, block, side):
+                off = _line_moved(image, grown, skin, off, line, shift)
+        moved = _moved_edges(grown, off, block)
         if moved is None:
             break
         edges, moved_to = moved
@@ -1170,6 +1200,40 @@ def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
         seen.add(_state(moved_to))
         geometry, match = _polish(image, skin, moved_to, grown_match.block(grown.cols, edges))
     return _Candidate(geometry, match)
+
+
+def _side_lines(grown: Geometry, block: tuple[int, int, int, int], side: str
+                ) -> list[npt.NDArray[np.intp]]:
+    """The cells (flat indices of ``grown``) of the board ``block``'s edge line on
+    ``side``, and of the line beyond it unless the image's edge clipped that."""
+    top, left, bottom, right = block
+    index = np.arange(grown.rows * grown.cols).reshape(grown.rows, grown.cols)
+    edge, out = {"top": (top, top - 1), "bottom": (bottom - 1, bottom),
+                 "left": (left, left - 1), "right": (right - 1, right)}[side]
+    across = side in ("top", "bottom")
+    size = grown.rows if across else grown.cols
+    return [index[line, left:right] if across else index[top:bottom, line]
+            for line in (edge, out) if 0 <= line < size]
+
+
+def _line_moved(image: Image, geometry: Geometry, skin: Skin, match: Match,
+                cells: npt.NDArray[np.intp], shift: tuple[int, int]) -> Match:
+    """``match``, with ``cells`` (a line of ``geometry``) matched again where the lattice
+    moved by ``shift`` puts them, a few pixels around that (see
+    :func:`~autoplay.vision.aligned`), each where it comes clearly closer
+    (:data:`~autoplay.vision.ALIGN_GAIN`)."""
+    if not len(cells):
+        return match
+    rows, cols = np.divmod(cells, geometry.cols)
+    line = Geometry(geometry.left + cols.min() * geometry.pitch_x + shift[0],
+                    geometry.top + rows.min() * geometry.pitch_y + shift[1],
+                    geometry.pitch_x, geometry.pitch_y,
+                    int(rows.max() - rows.min()) + 1, int(cols.max() - cols.min()) + 1)
+    if not line.fits(image):
+        return match
+    found = aligned(image, line, skin, match_lattice(image, line, skin))
+    better = np.flatnonzero(found.distance < ALIGN_GAIN * match.distance[cells])
+    return match.with_cells(cells[better], found.of(better)) if len(better) else match
 
 
 def _state(geometry: Geometry) -> tuple[int, int, int, int]:
@@ -1434,14 +1498,31 @@ def _clip(geometry: Geometry, image: Image) -> Geometry | None:
 
 
 def _is_lattice(image: Image, skin: Skin, geometry: Geometry, match: Match) -> bool:
-    """True when the cells match much worse half a cell away: fewer of them recognised,
-    or twice as far from their templates, and in either case further by
-    :data:`_SHIFTED_GAP` on average. A plain area or a stripe pattern matches a flat
-    template about as well wherever the lattice is put."""
+    """True when the cells match much worse half a cell away (:func:`_much_worse`). A
+    plain area or a stripe pattern matches a flat template about as well wherever the
+    lattice is put.
+
+    When they are further by :data:`_SHIFTED_GAP` but not by enough more, both lattices
+    are matched again a few pixels off (see :func:`~autoplay.vision.aligned`) and compared
+    so: GNOME Mines' 30x16 board in a 1920x900 window has tiles 50 and 51 px apart, so the
+    even lattice that fits them best meets some a pixel or two off, 13.9 from their
+    templates on average against 28.8 half a cell away, and the board was not found;
+    matched off the lattice, 8.1 against 28.7."""
     shifted = geometry.moved(geometry.pitch_x / 2, geometry.pitch_y / 2).grown(0, 0, -1, -1)
     if shifted.rows < 1 or shifted.cols < 1 or not shifted.fits(image):
         return True
     elsewhere = match_lattice(image, shifted, skin)
+    if _much_worse(match, elsewhere):
+        return True
+    return (float(elsewhere.distance.mean() - match.distance.mean()) >= _SHIFTED_GAP
+            and _much_worse(aligned(image, geometry, skin, match),
+                            aligned(image, shifted, skin, elsewhere)))
+
+
+def _much_worse(match: Match, elsewhere: Match) -> bool:
+    """Whether the cells of ``elsewhere``, half a cell from those of ``match``, match much
+    worse: fewer of them recognised, or twice as far from their templates, and in either
+    case further by :data:`_SHIFTED_GAP` on average."""
     near, far = float(match.distance.mean()), float(elsewhere.distance.mean())
     return bool((elsewhere.recognised().mean() < 0.5 * match.recognised().mean()
                  or far > 2 * near + 5) and far - near >= _SHIFTED_GAP)

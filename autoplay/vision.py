@@ -746,6 +746,14 @@ class Match:
         """A match of the same cells whose arrays can be changed apart from these."""
         return Match(*(getattr(self, each.name).copy() for each in dataclasses.fields(self)))
 
+    def with_cells(self, cells: npt.NDArray[np.intp], found: Match) -> Match:
+        """A copy with the match of some of the cells (flat indices) replaced by
+        ``found``, theirs in the same order."""
+        changed = self.copy()
+        for each in dataclasses.fields(self):
+            getattr(changed, each.name)[cells] = getattr(found, each.name)
+        return changed
+
     def of(self, cells: npt.NDArray[np.intp]) -> Match:
         """The match of some of the cells (flat indices)."""
         return Match(*(getattr(self, each.name)[cells] for each in dataclasses.fields(self)))
@@ -973,7 +981,7 @@ def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Match
     moved = (moved_features(image, geometry, cells, reach)
              if min(geometry.pitch_x, geometry.pitch_y) >= CELL_SIZE else None)
     bar = ALIGN_GAIN * match.distance[cells]
-    best = match.copy()
+    best = match
     for dx, dy in itertools.product(range(-reach, reach + 1), repeat=2):
         there = geometry.moved(dx, dy)
         if (not dx and not dy) or not there.fits(image):  # no move, or off the image's edge
@@ -981,8 +989,8 @@ def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Match
         found = (match_lattice(image, there, skin).of(cells) if moved is None else
                  _match_some(image, there, skin, cells, moved[dx + reach, dy + reach]))
         better = found.distance < np.minimum(best.distance[cells], bar)
-        for each in dataclasses.fields(Match):
-            getattr(best, each.name)[cells[better]] = getattr(found, each.name)[better]
+        if better.any():
+            best = best.with_cells(cells[better], found.of(np.flatnonzero(better)))
     return best
 
 
@@ -1046,7 +1054,7 @@ def lines_aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) ->
     rows, cols = np.divmod(cells, geometry.cols)
     across = {col: line_shift(image, geometry, skin, col=col) for col in set(cols)}
     down = {row: line_shift(image, geometry, skin, row=row) for row in set(rows)}
-    best = match.copy()
+    best = match
     for index, row, col in zip(cells, rows, cols):
         if not across[col] and not down[row]:
             continue  # where aligned has matched it already
@@ -1057,8 +1065,7 @@ def lines_aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) ->
             continue
         found = aligned(image, cell, skin, match_lattice(image, cell, skin))
         if found.distance[0] < ALIGN_GAIN * best.distance[index]:
-            for each in dataclasses.fields(Match):
-                getattr(best, each.name)[index] = getattr(found, each.name)[0]
+            best = best.with_cells(np.array([index]), found)
     return best
 
 

@@ -241,7 +241,18 @@ def test_gnome_mines_in_a_window_of_a_size_its_skin_lacks_reads_exactly(
     where their lines lie (``vision.lines_aligned``). A new game of that 30x16 at
     1200x560 was refused as cut at its left side, the 7 px of its first column beyond the
     lattice taken for a covered cell cut short: each side is now looked beyond from where
-    its edge line lies."""
+    its edge line lies. On commit 0c6f07b the 30x16 at 1920x900 was not found at all: its
+    tiles 50 and 51 px apart, its cells on the even lattice were not twice as far from
+    their looks half a cell away (they are now compared matched off the lattice too). The
+    crowded 16x16 at 1600x1000 was refused as cut, its last row of mines 1 px off and
+    left out, since at its 57 px, within a percent of the skin's 46 px at 125%, the lines
+    beyond were not matched off the lattice (they now are at any pitch). The 30x16 at
+    1440x868 and 1680x1018 read 29 and 27 columns wide with no warning, their last
+    columns 40 and 48 px apart, a pixel closer than the first 21, and so did the crowded
+    16x16 at 1366x736, 14 wide (its first 5 columns 41 px apart, the rest 40); the crowded
+    16x16 at 660x500 (``-top``) was refused as cut, its first row 26 px above the next and
+    the rest 25 apart: where a board's edge line lies off the lattice, it and the line
+    beyond are now matched there as the board grows."""
     image, truth = load(path)
     reading = read_screenshot(image, list(skins.values()))
     assert (reading.skin, reading.unrecognized) == ("gnome-mines", ())
@@ -392,17 +403,25 @@ def test_a_board_cut_short_inside_the_image_is_refused(
 
 @pytest.mark.parametrize("name", ["xdemineur/30x16-new", "xbomb/30x16-new",
                                   "gnome-mines/16x16-new"])
-def test_part_of_a_board_found_short_is_not_cut(name: str, skins: dict[str, Skin]) -> None:
-    """Whole covered cells beyond every side of a few of the board's cells: the board goes
+def test_part_of_a_board_is_found_short_not_cut(name: str, skins: dict[str, Skin]) -> None:
+    """Whole covered cells beyond the sides of a few of the board's cells: the board goes
     on, it is not a window cutting it short (xbomb's cells of 20 pixels at 75% are found
-    so, and were refused as cut)."""
+    so, and were refused as cut). Nor is it whole: up to commit 0c6f07b a board found
+    short was read so with no warning (GNOME Mines' 30x16 in a 1440x868 window, 29 columns
+    wide)."""
     image, _ = fixture(*name.split("/"))
     whole = read_screenshot(image, list(skins.values()))
     part = dataclasses.replace(whole.geometry, rows=3, cols=3,
                                left=whole.geometry.left + 5 * whole.geometry.pitch_x,
                                top=whole.geometry.top + 5 * whole.geometry.pitch_y)
-    closed = np.ones(9, dtype=bool)
-    assert locate.find_cut(image, skins[name.split("/")[0]], part, closed) is None
+    skin = skins[name.split("/")[0]]
+    cut = locate.find_cut(image, skin, part, np.ones(9, dtype=bool))
+    assert cut is not None and cut[1] == "short"
+    with pytest.raises(NoBoardFound, match=f"board goes on past its {cut[0]} side, where "
+                                           "its cells could not be read") as refused:
+        locate._check_whole(image, locate._Candidate(part, match_lattice(image, part, skin)),
+                            skin)
+    assert refused.type is NoBoardFound  # not cut: the whole board is there to be shown
 
 
 def test_gnome_mines_in_a_window_too_small_for_its_board_is_refused(
