@@ -47,6 +47,7 @@ from autoplay.vision import (
     SHIPPED_SKINS,
     Geometry,
     Image,
+    LineShifts,
     Skin,
     align_reach,
     decode_image,
@@ -59,6 +60,8 @@ SCREENSHOTS = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots
 """The screenshot fixtures, which only a source checkout has (a wheel carries none)."""
 UNEVEN = SCREENSHOTS.parent / "window-sizes" / "gnome-mines-16x16-crowded-1440x900.png"
 """GNOME Mines' tiles drawn unevenly, in a window of a size its skin lacks."""
+OFF_LATTICE = SCREENSHOTS.parent / "window-sizes" / "gnome-mines-30x16-1440x868.png"
+"""GNOME Mines' 30x16 with whole lines of its tiles off the lattice that fits the rest."""
 
 SEED_003_BOARD = """\
 ...201..................
@@ -376,7 +379,9 @@ def vision_suite(repeat: int) -> list[Measurement]:
     display scaled by 150% shows it (no plain sweep finds a board between pixels, so that
     row has no reference). Last, GNOME Mines' crowded 16x16 in a 1440x900 window, its tiles
     50 and 51 px apart, read again from the frame, the lattice known (as ``play`` reads
-    each move), against :func:`whole_lattice_read`."""
+    each move), against :func:`whole_lattice_read`; and its 30x16 at 1440x868, whose last
+    columns lie off the lattice, read again with the lines found kept from the read before
+    (as :class:`~autoplay.screen.ScreenGame` keeps them), against reading it afresh."""
     skin = Skin.load(SHIPPED_SKINS / "sgt-mines")
     skins = [Skin.load(folder) for folder in sorted(SHIPPED_SKINS.iterdir())
              if (folder / "skin.json").is_file()]
@@ -397,6 +402,12 @@ def vision_suite(repeat: int) -> list[Measurement]:
     lattice = read_screenshot(uneven, [gnome]).geometry
     again = read_board(uneven, lattice, gnome)
     assert again.board == whole_lattice_read(uneven, lattice, gnome), "the readers disagree"
+    lines = decode_image(OFF_LATTICE.read_bytes())
+    lines_lattice = read_screenshot(lines, [gnome]).geometry
+    kept: LineShifts = {}
+    first = read_board(lines, lines_lattice, gnome, shifts=kept)
+    assert first.board == read_board(lines, lines_lattice, gnome, shifts=kept).board, (
+        "the lines kept read differently")
     cells = geometry.rows * geometry.cols
     slow = max(1, repeat // 5)
     return [
@@ -424,6 +435,13 @@ def vision_suite(repeat: int) -> list[Measurement]:
                     median_ms(lambda: whole_lattice_read(uneven, lattice, gnome), slow),
                     f"pitch {lattice.pitch_x:.2f}, {len(again.unrecognized)} cells "
                     f"unrecognised"),
+        Measurement("vision", "read GNOME Mines' 30x16 in a 1440x868 window again, the lines "
+                    "found off its lattice kept", 1,
+                    median_ms(lambda: read_board(lines, lines_lattice, gnome, shifts=kept),
+                              repeat),
+                    median_ms(lambda: read_board(lines, lines_lattice, gnome), slow),
+                    f"{sum(1 for shift in kept.values() if shift)} of {len(kept)} lines kept "
+                    f"off the lattice, {len(first.unrecognized)} cells unrecognised"),
     ]
 
 

@@ -280,13 +280,13 @@ def _edge_shifts(image: Image, geometry: Geometry, match: Match, skin: Skin
     those that do: a game may space its lines unevenly, by more than a cell is matched
     around it."""
     loose = match.loose().reshape(geometry.rows, geometry.cols)
-    edges = {"top": (loose[0], {"row": 0}), "bottom": (loose[-1], {"row": geometry.rows - 1}),
-             "left": (loose[:, 0], {"col": 0}), "right": (loose[:, -1], {"col": geometry.cols - 1})}
+    edges = {"top": (loose[0], ("row", 0)), "bottom": (loose[-1], ("row", geometry.rows - 1)),
+             "left": (loose[:, 0], ("col", 0)), "right": (loose[:, -1], ("col", geometry.cols - 1))}
     shifts = {}
     for side, (cells, line) in edges.items():
-        shift = line_shift(image, geometry, skin, **line) if cells.any() else 0
+        shift = line_shift(image, geometry, skin, line) if cells.any() else 0
         if shift:
-            shifts[side] = (shift, 0) if "col" in line else (0, shift)
+            shifts[side] = (shift, 0) if line[0] == "col" else (0, shift)
     return shifts
 
 

@@ -217,6 +217,29 @@ def test_lines_far_off_the_lattice_are_read_where_they_lie(skins: dict[str, Skin
     assert (reading.unrecognized, str(reading.board)) == ((), str(truth))
 
 
+@pytest.mark.parametrize("name", ["30x16-1200x560", "30x16-1440x868", "30x16-1680x1018",
+                                  "16x16-crowded-660x500-top"])
+def test_lines_found_off_the_lattice_are_kept_for_the_next_read_of_the_window(
+        name: str, skins: dict[str, Skin]) -> None:
+    """A player reads its window move after move, and finding the lines that lie off the
+    lattice took most of each read of a 30x16 of GNOME Mines at 1440x868. Kept from one
+    read, they give the next the same board; a line is kept only when a cell of it other
+    than an opened empty one says where it lies, as a line of those matches as closely
+    wherever it is moved."""
+    image, truth = load(SCREENSHOTS.parent / "window-sizes" / f"gnome-mines-{name}.png")
+    skin = skins["gnome-mines"]
+    geometry = read_screenshot(image, [skin]).geometry
+    kept: dict[tuple[str, int], int] = {}
+    first = read_board(image, geometry, skin, shifts=kept)
+    assert any(kept.values())
+    again = read_board(image, geometry, skin, shifts=kept)
+    assert str(first.board) == str(again.board) == str(truth)
+    for kind, index in kept:
+        line = ([truth.states[row * truth.width + index] for row in range(truth.height)]
+                if kind == "col" else list(truth.states[index * truth.width:][:truth.width]))
+        assert any(state != 0 for state in line), (kind, index)
+
+
 @pytest.mark.parametrize("path", WINDOW_SIZES, ids=lambda path: path.stem)
 def test_gnome_mines_in_a_window_of_a_size_its_skin_lacks_reads_exactly(
         path: Path, skins: dict[str, Skin]) -> None:
