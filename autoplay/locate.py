@@ -38,6 +38,7 @@ from autoplay.vision import (
     aligned,
     as_bgr,
     cell_features,
+    distances_between,
     is_grey,
     line_shift,
     match_cells,
@@ -603,7 +604,12 @@ def _find(image: Image, skins: Sequence[Skin]
     display scalings of the skins' own sizes (``_DISPLAY_SCALES``), and the most promising
     rough lattices are settled; only when none of them is a board shown at such a scaling
     (:func:`_is_displayed`) does it run at the rest of the ladder, the far costlier part
-    on a big screen (its small scales shrink the image least). The best board is grown by
+    on a big screen (its small scales shrink the image least); when one is, the boards
+    settled at such a scaling's pitch are ranked, read whole or not: GNOME Mines' covered
+    8x8 in an 850x640 window, its tiles 69 px (150% of 46), settled as 9x8 with its title
+    bar for a row, and a lattice of half its pitch read all 16x16 of its quarter tiles as
+    covered cells (that board is the better, and its title bar row is polished off below).
+    The best board is grown by
     any line its settled pitch reaches (:func:`_extend`); when it is not read whole, the
     best :data:`_RIVALS` are polished and grown, and the best of them taken.
 
@@ -636,7 +642,8 @@ def _find(image: Image, skins: Sequence[Skin]
         rest = [lattice for lattice in _promising(coarse, skin, _SCALES)
                 if lattice not in rough[skin]]
         settled[skin] = _settled(image, skin, rest, settled[skin])
-    found += close or [(candidate, skin) for skin in skins for candidate in settled[skin]]
+    found += [(candidate, skin) for skin in skins for candidate in settled[skin]
+              if not close or _is_display_pitch(candidate.geometry, skin, _DISPLAYED)]
     if not found:
         return None
     ranked = sorted(found, key=lambda pair: _rank(pair[0]), reverse=True)
@@ -1199,7 +1206,44 @@ def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
             break
         seen.add(_state(moved_to))
         geometry, match = _polish(image, skin, moved_to, grown_match.block(grown.cols, edges))
-    return _Candidate(geometry, match)
+    return _Candidate(*_without_empty_beside_covered(geometry, match, skin))
+
+
+def _without_empty_beside_covered(geometry: Geometry, match: Match, skin: Skin
+                                  ) -> tuple[Geometry, Match]:
+    """The board less its edge lines that no game shows: every cell of the line read is an
+    opened empty one, and one of them is beside a covered cell of the line within. A game
+    opens every neighbour of an empty cell, so such a line is something else that reads as
+    empty cells: GNOME Mines' plain title bar, above a covered 8x8 board of 69 px tiles in
+    an 850x640 window, read as a row of ``0``."""
+    rows, cols = geometry.rows, geometry.cols
+    states = np.where(match.recognised(), skin.states[match.best], OUTSIDE).reshape(rows, cols)
+    top, left, bottom, right = 0, 0, rows, cols
+    trimmed = True
+    while trimmed and bottom - top > 1 and right - left > 1:
+        block = states[top:bottom, left:right]
+        lines = {"top": (block[0], block[1]), "bottom": (block[-1], block[-2]),
+                 "left": (block[:, 0], block[:, 1]), "right": (block[:, -1], block[:, -2])}
+        trimmed = False
+        for side, (edge, within) in lines.items():
+            if _empty_beside_covered(edge, within):
+                top, bottom = top + (side == "top"), bottom - (side == "bottom")
+                left, right = left + (side == "left"), right - (side == "right")
+                trimmed = True
+                break
+    if (top, left, bottom, right) == (0, 0, rows, cols):
+        return geometry, match
+    return (geometry.grown(-top, -left, bottom - rows, right - cols),
+            match.block(cols, (top, left, bottom, right)))
+
+
+def _empty_beside_covered(edge: npt.NDArray[np.int64], within: npt.NDArray[np.int64]) -> bool:
+    """True when every cell read of the line ``edge`` (states, :data:`OUTSIDE` where not
+    read) is an opened empty one, and one of them touches a covered cell of ``within``,
+    the line beside it on the board's side."""
+    read = edge != OUTSIDE
+    covered_near = np.convolve((within == UNKNOWN).astype(int), np.ones(3, int), "same") > 0
+    return bool(read.any() and (edge[read] == 0).all() and covered_near[read].any())
 
 
 def _side_lines(grown: Geometry, block: tuple[int, int, int, int], side: str
@@ -1512,7 +1556,8 @@ def _is_lattice(image: Image, skin: Skin, geometry: Geometry, match: Match) -> b
     if shifted.rows < 1 or shifted.cols < 1 or not shifted.fits(image):
         return True
     elsewhere = match_lattice(image, shifted, skin)
-    if _much_worse(match, elsewhere):
+    if _much_worse(match, elsewhere) or (
+            _is_new_game(skin, match) and _unlike_half_away(image, geometry, shifted)):
         return True
     return (float(elsewhere.distance.mean() - match.distance.mean()) >= _SHIFTED_GAP
             and _much_worse(aligned(image, geometry, skin, match),
@@ -1526,6 +1571,35 @@ def _much_worse(match: Match, elsewhere: Match) -> bool:
     near, far = float(match.distance.mean()), float(elsewhere.distance.mean())
     return bool((elsewhere.recognised().mean() < 0.5 * match.recognised().mean()
                  or far > 2 * near + 5) and far - near >= _SHIFTED_GAP)
+
+
+def _is_new_game(skin: Skin, match: Match) -> bool:
+    """Every cell recognised as covered (or flagged): a game with nothing opened yet."""
+    return bool(match.recognised().all() and _covered(skin)[match.best].all())
+
+
+def _unlike_half_away(image: Image, geometry: Geometry, shifted: Geometry) -> bool:
+    """Whether the cells of ``shifted``, half a cell from those of ``geometry``, are twice
+    as far from the board's own look as its cells are (a board of one look: a new game's).
+
+    The skin's looks are scaled to the pitch, but a game may not scale all of a tile:
+    GNOME Mines keeps 4 px between its tiles at any size, where its covered look at 46 px
+    has a blurred gap that scales with it. Its new 8x8 board in windows of 1024x768 or
+    more, tiles of 85 to 132 px, came 11 to 13 from that look, and its cells half a cell
+    away, a cross of gaps within each, only 21 to 23: not twice as far, and the board was
+    not found. From their own look, the first are 0 to 4 away (the lattice settled a
+    fraction of a pixel off the tiles' pitch) and the others 11 to 17: twice as far, and
+    further by :data:`_OWN_GAP`, which a plain area, alike wherever it is cut, is not."""
+    cells, half_away = cell_features(image, geometry), cell_features(image, shifted)
+    look = np.median(cells, axis=0, keepdims=True).astype(np.float32)
+    near = float(distances_between(cells, look).mean())
+    far = float(distances_between(half_away, look).mean())
+    return far > 2 * near and far - near >= _OWN_GAP
+
+
+_OWN_GAP = 5.0
+"""How much further from a new board's own look its cells are half a cell away (see
+:func:`_unlike_half_away`): 8 or more in GNOME Mines' windows up to 1920x1150."""
 
 
 _SHIFTED_GAP = 10.0

@@ -14,6 +14,7 @@ of another size, or refused.
     python tools/gnome_sizes.py --board medium --seed 1 800x600 1100x800 1440x900
     python tools/gnome_sizes.py --board crowded --seed 2 --keep /tmp/sizes 1024x768
     python tools/gnome_sizes.py --reread /tmp/sizes
+    python tools/gnome_sizes.py --board small --clicks 0 --keep /tmp/new 850x640
 
 Boards: ``small`` (8x8), ``medium`` (16x16), ``big`` (30x16) and ``crowded`` (16x16 with
 40% mines, for high counts and many mines once lost).
@@ -47,7 +48,9 @@ BOARDS: dict[str, tuple[Setup, tuple[int, int]]] = {
     "crowded": (gnome_custom("16x16-crowded", 16, 16, 40), (610, 460)),
 }
 CLICKS = 14
-"""Random clicks (a quarter of them flags) before the position is read, fewer if it is lost."""
+"""Random clicks (a quarter of them flags) before the position is read, fewer if it is lost;
+``--clicks 0`` reads a new game's covered board, which a player locates before its first
+click."""
 
 
 def still_grab(game: GameWindow) -> Image:
@@ -57,10 +60,11 @@ def still_grab(game: GameWindow) -> Image:
     return game.grab_still()
 
 
-def play_some(game: GameWindow, skins: list[Skin], rng: random.Random) -> Reading:
-    """Click covered cells at random until ``CLICKS`` clicks or a lost game; the reading."""
+def play_some(game: GameWindow, skins: list[Skin], rng: random.Random, clicks: int
+              ) -> Reading:
+    """Click covered cells at random until ``clicks`` clicks or a lost game; the reading."""
     reading = read_screenshot(still_grab(game), skins)
-    for _ in range(CLICKS):
+    for _ in range(clicks):
         board, geometry = reading.board, reading.geometry
         covered = [cell for cell in board.cells() if board[cell] == UNKNOWN]
         if not covered or EXPLODED in board.states:
@@ -98,7 +102,7 @@ def collect(args: argparse.Namespace, skins: list[Skin]) -> None:
     with VirtualDisplay(1920, 1200) as display, start(display.name, setup) as game:
         game.place(0, 0)
         game.resize(*home_size)
-        truth = play_some(game, skins, random.Random(args.seed))
+        truth = play_some(game, skins, random.Random(args.seed), args.clicks)
         if not truth.is_complete():
             raise SystemExit(f"the position does not read whole at {home_size}: {truth.text()}")
         print(f"the truth, at {home_size[0]}x{home_size[1]}:\n{truth.board}")
@@ -132,6 +136,8 @@ def main() -> None:
     parser.add_argument("sizes", nargs="*", help="window sizes, such as 1100x800")
     parser.add_argument("--board", choices=BOARDS, default="medium")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--clicks", type=int, default=CLICKS,
+                        help="random clicks before the position is read (0: a new game)")
     parser.add_argument("--keep", type=Path,
                         help="a folder to save the truth and each window's picture in")
     parser.add_argument("--reread", type=Path,
