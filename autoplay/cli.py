@@ -1315,6 +1315,23 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
     return records
 
 
+def _window_size(ctx: click.Context, param: click.Parameter,
+                 value: str | None) -> tuple[int, int] | None:
+    """``--window``'s WxH as two whole pixel counts, each from 100 to 8192."""
+    if value is None:
+        return None
+    match = re.fullmatch(r"(\d{3,4})x(\d{3,4})", value)
+    if match is None or not all(100 <= int(n) <= 8192 for n in match.groups()):
+        raise click.BadParameter(f"expected WxH in pixels such as 1440x868, got {value!r}")
+    return int(match[1]), int(match[2])
+
+
+def _screen_for(window: tuple[int, int] | None) -> tuple[int, int]:
+    """The virtual screen's size: the default, or larger, to hold a window of ``window``."""
+    width, height = window or (0, 0)
+    return max(1280, width), max(1024, height)
+
+
 @cli.command("demo")
 @click.option("--game", "game_name", type=click.Choice(list(LEVELS)), default="sgt-mines",
               show_default=True, help="The desktop game to start.")
@@ -1330,22 +1347,27 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
               callback=_output(".gif", ".png"), metavar="FILE",
               help="Save the boards after every move: FILE.gif animated, or FILE.png as a "
               "contact sheet.")
+@click.option("--window", "window_size", metavar="WxH", callback=_window_size,
+              help="Give the game's window this size first, such as 1440x868 (a maximized "
+              "window on a 1440x900 screen): GNOME Mines draws its tiles to fit it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def demo_command(game_name: str, preset: str, games: int, flag_mines: bool, speed: float,
                  seed: int | None, db: Path | None, record_path: Path | None,
-                 as_json: bool) -> None:
+                 window_size: tuple[int, int] | None, as_json: bool) -> None:
     """Play a real desktop game on a virtual screen (Xvfb), no display needed.
 
     It starts the X server and the game, plays --games games of --preset, records them
     in the statistics file and prints their summary.
     """
     level = LEVELS[game_name][preset]
+    size = window_size or level.window_size
     recording = None if record_path is None else Recording()
     try:
-        with VirtualDisplay() as display, launch_game(game_name, display.name,
-                                                      level.args) as window:
-            if level.window_size:
-                window.resize(*level.window_size)
+        with VirtualDisplay(*_screen_for(size)) as display, launch_game(
+                game_name, display.name, level.args) as window:
+            if size:
+                window.place(0, 0)
+                window.resize(*size)
             if level.keys:
                 window.choose(*level.keys)
             screen = Screen(display.name)

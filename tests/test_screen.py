@@ -743,6 +743,22 @@ def test_demo_plays_on_its_own_display_and_records(tmp_path: Path) -> None:
         assert picture.n_frames > 4
 
 
+def test_demo_gives_the_window_the_size_asked(tmp_path: Path) -> None:
+    """GNOME Mines draws its tiles to fit its window: at 850x640 a new 8x8 board's tiles
+    are 69 px (46 at its first size), and a lattice of half that pitch read its quarter
+    tiles as a 16x16 board of covered cells, gone at the first click. Played, the frames
+    recorded hold the board at its new size."""
+    gif = tmp_path / "demo.gif"
+    result = run_demo("--game", "gnome-mines", "--window", "850x640", "--games", "1",
+                      "--json", "--db", str(tmp_path / "s.sqlite3"), "--record", str(gif))
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["games"], summary["width"], summary["height"]) == (1, 8, 8)
+    from PIL import Image
+    with Image.open(gif) as picture:
+        assert min(picture.size) >= 8 * 65, picture.size
+
+
 def test_a_stopped_demo_keeps_its_recording(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     gif = tmp_path / "demo.gif"
