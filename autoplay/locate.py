@@ -44,6 +44,7 @@ from autoplay.vision import (
     match_cells,
     match_lattice,
     read_matched,
+    reads_beyond_empty,
     shrink,
     template_distances,
 )
@@ -1147,18 +1148,10 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     if (geometry.rows < _MIN_SIDE or geometry.cols < _MIN_SIDE
             or candidate.recognised < max(_MIN_CELLS, _MIN_RECOGNISED * geometry.rows
                                           * geometry.cols)
-            or not _shows_a_game(skin, match)
+            or not reads_beyond_empty(skin, match)  # no game's board
             or not _is_lattice(image, skin, geometry, match)):
         return None
     return candidate
-
-
-def _shows_a_game(skin: Skin, match: Match) -> bool:
-    """Whether a recognised cell is covered, a mine or a count: every game has a mine,
-    shown covered, flagged or opened, and its neighbours count it. Cells all read as
-    opened and empty are no game's board, but other things: rows of buttons read as
-    xbomb's plain 0 at four times its size, the window beside them as more of it."""
-    return bool((skin.states[match.best][match.recognised()] != 0).any())
 
 
 def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:

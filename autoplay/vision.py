@@ -1115,9 +1115,18 @@ def line_shift(image: Image, geometry: Geometry, skin: Skin, line: tuple[str, in
     totals = {shift: float(found.distance.sum()) for shift, found in matches.items()}
     best = min(totals, key=lambda shift: (totals[shift], abs(shift)))
     found = matches[best]
-    if known is not None and (skin.states[found.best][found.recognised()] != 0).any():
+    if known is not None and reads_beyond_empty(skin, found):
         known[line] = best
     return best
+
+
+def reads_beyond_empty(skin: Skin, match: Match) -> bool:
+    """Whether a recognised cell is covered, flagged, a mine or a count: not all of them
+    opened empty cells, which look alike wherever they are cut. Every game has a mine,
+    shown covered, flagged or opened, and its neighbours count it, so cells all read as
+    opened and empty are no game's board but other things: rows of buttons read as
+    xbomb's plain 0 at four times its size, the window beside them as more of it."""
+    return bool((skin.states[match.best][match.recognised()] != 0).any())
 
 
 def reading_of(geometry: Geometry, skin: Skin, match: Match) -> Reading:
