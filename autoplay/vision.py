@@ -678,37 +678,31 @@ def _box_means(crop: Image, start: tuple[float, float], pitch: tuple[float, floa
     ``cv2.resize`` averages areas only from a pixel edge; moving the block there first
     (by interpolation) would blur it by up to half a pixel, which a board of small cells
     rescaled to 125% cannot afford (xbomb's 20 px cells become 25 px from x = 7.5, and
-    their thin digits blur past telling apart). The means are taken down, then across:
-    each is a weighted sum of the few pixels its box overlaps.
+    their thin digits blur past telling apart). The means are taken down, the block
+    turned, then down again (:func:`_means_down`), and turned back.
     """
-    block: npt.NDArray[Any] = crop
-    for axis, first, step, cells in ((0, start[1], pitch[1], count[1]),
-                                     (1, start[0], pitch[0], count[0])):
-        pixels, shares = _box_shares(first, step / CELL_SIZE, cells * CELL_SIZE,
-                                     block.shape[axis])
-        along = [-1 if other == axis else 1 for other in range(block.ndim)]
-        means: Floats | None = None
-        for tap in range(pixels.shape[1]):  # whole rows first, from the bytes: cheapest
-            part = np.take(block, pixels[:, tap], axis=axis).astype(np.float32, copy=False)
-            part *= shares[:, tap].reshape(along)
-            means = part if means is None else np.add(means, part, out=means)
-        assert means is not None  # a box overlaps a pixel at least
-        block = means
+    block = crop.astype(np.float32)
+    for first, step, cells in ((start[1], pitch[1], count[1]), (start[0], pitch[0], count[0])):
+        block = np.asarray(cv2.transpose(_means_down(block, first, step, cells)))
     return np.asarray(np.clip(np.rint(block), 0, 255), np.uint8)
 
 
-def _box_shares(first: float, width: float, count: int, length: int
-                ) -> tuple[npt.NDArray[np.intp], Floats]:
-    """For each of ``count`` boxes ``width`` pixels wide (1 or more), the k-th starting at
-    ``first + k * width`` on a line of ``length`` pixels: the pixels from the one it starts
-    in, as many as it can overlap, and the share of the box that each covers (0 past its
-    end)."""
-    starts = first + np.arange(count) * width
-    pixels = np.floor(starts).astype(np.intp)[:, None] + np.arange(int(np.ceil(width)) + 1)
-    overlap = (np.minimum(pixels + 1, (starts + width)[:, None])
-               - np.maximum(pixels, starts[:, None]))
-    shares = np.asarray(np.clip(overlap, 0.0, None) / width, np.float32)
-    return np.minimum(pixels, length - 1), shares
+def _means_down(block: Floats, first: float, pitch: float, cells: int) -> Floats:
+    """The means down ``block`` of ``cells`` cells of ``pitch`` pixels from ``first``, each
+    in CELL_SIZE boxes (1 pixel or more): each cell's boxes are weighted sums of the rows
+    it overlaps, so one small matrix product a cell gives them all. Rows past the block's
+    end repeat its last.
+
+    (Taking every box's few pixels one share at a time instead, as numpy's gathers and
+    sums, cost twice as long: the polish of a big board reads it some hundred times.)"""
+    width = pitch / CELL_SIZE
+    starts = (first + np.arange(cells * CELL_SIZE) * width).reshape(cells, CELL_SIZE, 1)
+    rows = np.floor(starts[:, 0]) + np.arange(int(np.ceil(pitch)) + 2)  # cell, row it spans
+    overlap = np.minimum(rows[:, None] + 1, starts + width) - np.maximum(rows[:, None], starts)
+    weights = np.asarray(np.clip(overlap, 0.0, None) / width, np.float32)  # cell, box, row
+    spanned = np.minimum(rows, len(block) - 1).astype(np.intp).ravel()
+    sums = np.matmul(weights, block[spanned].reshape(cells, rows.shape[1], -1))
+    return np.asarray(sums.reshape(cells * CELL_SIZE, *block.shape[1:]), np.float32)
 
 
 @dataclass(frozen=True, slots=True)

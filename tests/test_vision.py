@@ -16,6 +16,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from autoplay import locate
@@ -1060,3 +1061,28 @@ def test_a_screenshot_cropped_close_round_the_board_reads_exactly(name: str) -> 
         reading = read_screenshot(image[y0 - margin:y1 + margin, x0 - margin:x1 + margin],
                                   skins)
         assert str(reading.board) == str(truth) and not reading.unrecognized, margin
+
+
+@pytest.mark.parametrize(("start", "pitch", "count"), [
+    ((0.3, 0.7), (21.3, 20.7), (6, 5)), ((0.0, 0.0), (16.0, 17.5), (9, 6)),
+    ((0.9, 0.1), (24.9, 25.2), (6, 4)), ((0.5, 0.5), (25.0, 25.0), (6, 5))],
+    ids=["between", "on-pixels", "near-edges", "past-the-end"])
+def test_box_means_are_the_area_means_of_pixels_taken_as_squares(
+        start: tuple[float, float], pitch: tuple[float, float], count: tuple[int, int]) -> None:
+    """Each box's mean, worked out pixel by pixel from the share of the box each pixel
+    covers (the last pixels repeating past the crop's end), to the grey level."""
+    crop = np.random.default_rng(3).integers(0, 256, (120, 150, 3), dtype=np.uint8)
+
+    def shares(first: float, cell: float, boxes: int, length: int) -> npt.NDArray[np.float64]:
+        width, weights = cell / CELL_SIZE, np.zeros((boxes, length))
+        for box in range(boxes):
+            low, high = first + box * width, first + (box + 1) * width
+            for pixel in range(int(np.floor(low)), int(np.ceil(high))):
+                weights[box, min(pixel, length - 1)] += (
+                    min(pixel + 1, high) - max(pixel, low)) / width
+        return weights
+
+    down = shares(start[1], pitch[1], count[1] * CELL_SIZE, crop.shape[0])
+    across = shares(start[0], pitch[0], count[0] * CELL_SIZE, crop.shape[1])
+    expected = np.einsum("yh,hwc,xw->yxc", down, crop.astype(float), across)
+    assert np.array_equal(_box_means(crop, start, pitch, count), np.rint(expected))
