@@ -8,7 +8,15 @@ Z3, OpenCV and NumPy are imported.
 from __future__ import annotations
 
 import importlib
+import os
 from typing import TYPE_CHECKING, Any
+
+# NumPy's BLAS on one thread unless told otherwise, set before NumPy loads: autoplay's
+# matrix products are small (a cell's area means, cells against templates), and OpenBLAS's
+# threads, spinning between them, contend with a second process (a test worker, the game).
+# Two locates of GNOME Mines' 30x16 at 1440x868 side by side took 51 s each with its
+# threads, 15 to 16 s without; one alone about the same either way.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 if TYPE_CHECKING:
     from autoplay.board import Board, Cell

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +54,18 @@ def test_the_function_deduce_is_not_its_module() -> None:
 def test_a_name_that_is_not_public_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="module 'autoplay' has no attribute 'nothing'"):
         autoplay.nothing  # noqa: B018 (the lookup is the test)
+
+
+@pytest.mark.parametrize(("given", "used"), [(None, "1"), ("2", "2")])
+def test_numpys_blas_runs_on_one_thread_unless_told_otherwise(given: str | None,
+                                                               used: str) -> None:
+    """Set on import, before NumPy loads: its threads made two locates side by side each
+    take three times as long. A value the user gives is kept."""
+    script = ("import os, autoplay.vision, numpy; "
+              "print(os.environ['OPENBLAS_NUM_THREADS'])")
+    env = {key: value for key, value in os.environ.items() if key != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                            text=True, check=True)
+    assert result.stdout.strip() == used
