@@ -386,8 +386,8 @@ class ScreenGame:
         self.clicks: list[Click] = []
         """Every click sent, in order: the record the choke point keeps."""
         self._last_read: tuple[Image, Reading] | None = None
-        self._shifts: tuple[Geometry, vision.LineShifts] | None = None
-        """The lines found off the board's lattice, and the lattice they are of."""
+        self._cache: tuple[Geometry, vision.ReadCache] | None = None
+        """What the reads of the board's lattice keep for the next, and that lattice."""
         self._frame = self._grab()
         if self.playbook.hover:  # a covered cell under the pointer is lit: it reads as opened
             self._park(inside=False)
@@ -542,10 +542,10 @@ class ScreenGame:
         local = self._local()
         if self._last_read is None or self._last_read[0] is not frame or (
                 self._last_read[1].geometry != local):
-            if self._shifts is None or self._shifts[0] != local:
-                self._shifts = local, {}
+            if self._cache is None or self._cache[0] != local:
+                self._cache = local, vision.ReadCache()
             self._last_read = frame, vision.read_board(frame, local, self.skin,
-                                                       shifts=self._shifts[1])
+                                                       cache=self._cache[1])
         return self._last_read[1]
 
     def _click_cell(self, cell: Cell, button: Button) -> None:

@@ -28,7 +28,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -745,6 +745,13 @@ class Match:
         return (self.inside & ~self.too_plain
                 & (~self.recognised() | (self.distance > ALIGN_FROM)))
 
+    def same_as(self, other: Match) -> npt.NDArray[np.bool_]:
+        """Per cell: whether ``other``, a match of the same cells, matched it alike."""
+        same = np.ones(len(self.best), bool)
+        for each in dataclasses.fields(self):
+            same &= getattr(self, each.name) == getattr(other, each.name)
+        return same
+
     def copy(self) -> Match:
         """A match of the same cells whose arrays can be changed apart from these."""
         return Match(*(getattr(self, each.name).copy() for each in dataclasses.fields(self)))
@@ -959,11 +966,13 @@ _CELLS_AT_ONCE = 32
 44 px and 7 moves each way, each array of their corners down takes 10 MB."""
 
 
-def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Match:
+def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match, *,
+            settled: npt.NDArray[np.bool_] | None = None) -> Match:
     """``match`` (of ``geometry``'s cells), with each cell that does not match closely
     (:data:`ALIGN_FROM`) matched again a few pixels off the lattice, up to
     :data:`ALIGN_SHARE` of a cell each way: where it matches best, if it matches clearly
-    better there (:data:`ALIGN_GAIN`).
+    better there (:data:`ALIGN_GAIN`). The cells ``settled`` marks are left as ``match``
+    has them (see :class:`ReadCache`).
 
     A game may not space its cells evenly: GNOME Mines hands the pixels its window has
     to spare to its first tiles (at 1100x800 its 16x16 tiles are 45 px apart, then 44), so
@@ -975,7 +984,7 @@ def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match) -> Match
     moved matches only a little better is left as it was: in Tatham's Mines shrunk to 75%,
     a covered cell moved a pixel came a little closer to an opened one (15.2 to 14.0).
     """
-    cells = np.flatnonzero(match.loose())
+    cells = np.flatnonzero(match.loose() if settled is None else match.loose() & ~settled)
     if not len(cells):
         return match
     reach = align_reach(geometry)
@@ -1007,30 +1016,95 @@ LineShifts = dict[tuple[str, int], int]
 """Where lines of a lattice lie off it, found by :func:`line_shift`: ``("col", 3)`` or
 ``("row", 0)`` to whole pixels across or down. A game draws its lines where they are for
 as long as its window keeps its size, so a player reading one window move after move
-finds each line once (see :func:`read_board`)."""
+finds each line once (see :class:`ReadCache`)."""
+
+_BESIDE_MOVES = 3
+"""Pixels past a cell's own, beyond the moves of :func:`aligned`, that its match may take
+in: the next pixel that interpolating between pixels reads, a pixel more for the corners
+of the summed-area table of :func:`moved_features`, and one for rounding."""
+
+
+class _Aligned(NamedTuple):
+    """What :func:`aligned` made of a lattice's cells in a frame, with one looks."""
+
+    looks: Skin
+    geometry: Geometry
+    frame: Image
+    on_lattice: Match
+    found: Match
+
+
+@dataclass(eq=False)
+class ReadCache:
+    """What a read of a lattice leaves for the next read of it in the same window, as a
+    player reads its window move after move: the lines found off the lattice
+    (:data:`LineShifts`), and with each looks the frame and the cells :func:`aligned`
+    matched in it.
+
+    Matching the cells that match loosely again around the lattice is most of a read when
+    a game draws its cells at a size between the skin's (Tatham's Mines' expert board in
+    a 1440x868 window: 60 of its 77 s, 0.14 s a read), and a click redraws a few cells. A
+    cell whose pixels, as far around it as aligned looks, are those of the frame before,
+    and whose match on the lattice is the same, keeps what aligned found for it there:
+    the same answer, without the work."""
+
+    shifts: LineShifts = field(default_factory=dict)
+    _aligned: dict[int, _Aligned] = field(default_factory=dict)
+
+    def aligned(self, image: Image, geometry: Geometry, looks: Skin, match: Match) -> Match:
+        """:func:`aligned`, each cell the frame before left as it was matched there."""
+        before = self._aligned.get(id(looks))
+        settled = None
+        if (before is not None and before.looks is looks and before.geometry == geometry
+                and before.frame.shape == image.shape):
+            margin = align_reach(geometry) + _BESIDE_MOVES
+            settled = (unchanged_cells(before.frame, image, geometry, margin)
+                       & before.on_lattice.same_as(match))
+            kept = np.flatnonzero(settled)
+            found = aligned(image, geometry, looks, match.with_cells(kept, before.found.of(kept)),
+                            settled=settled)
+        else:
+            found = aligned(image, geometry, looks, match)
+        self._aligned[id(looks)] = _Aligned(looks, geometry, image.copy(), match, found)
+        return found
+
+
+def unchanged_cells(before: Image, after: Image, geometry: Geometry,
+                    margin: int) -> npt.NDArray[np.bool_]:
+    """Per cell (flat index) of ``geometry``: whether no pixel of it, nor within ``margin``
+    pixels of it, differs between two frames of one size."""
+    changed = cv2.integral(np.any(before != after, axis=2).astype(np.uint8))
+    height, width = after.shape[:2]
+    xs, ys = geometry.lines()
+    x0, x1 = np.clip(xs[:-1] - margin, 0, width), np.clip(xs[1:] + margin, 0, width)
+    y0, y1 = np.clip(ys[:-1] - margin, 0, height), np.clip(ys[1:] + margin, 0, height)
+    sums = (changed[np.ix_(y1, x1)] - changed[np.ix_(y0, x1)] - changed[np.ix_(y1, x0)]
+            + changed[np.ix_(y0, x0)])
+    return np.asarray(sums == 0).ravel()
 
 
 def read_board(image: Image, geometry: Geometry, skin: Skin, *,
-               shifts: LineShifts | None = None) -> Reading:
+               cache: ReadCache | None = None) -> Reading:
     """Read every cell of ``geometry`` by matching it against the skin's templates, each
     cell a little off the lattice where that matches better (:func:`aligned`).
 
     A cell whose closest template is too far, or barely closer than a template of another
     state, is listed in :attr:`Reading.unrecognized` (and unopened in the board).
 
-    ``shifts`` keeps the lines found off the lattice (:func:`lines_aligned`) for the next
-    read of the same lattice in the same window: finding them took a 30x16 board of GNOME
-    Mines in a 1440x868 window more than a second a read.
+    ``cache`` keeps what this read finds for the next read of the same lattice in the
+    same window (:class:`ReadCache`): the lines found off the lattice
+    (:func:`lines_aligned`), whose finding took a 30x16 board of GNOME Mines in a 1440x868
+    window more than a second a read, and the cells matched around it.
 
     :raises ValueError: if the lattice goes outside the image.
     """
     image = as_bgr(image)
     return read_matched(image, geometry, skin, match_lattice(image, geometry, skin),
-                        shifts=shifts)
+                        cache=cache)
 
 
 def read_matched(image: Image, geometry: Geometry, skin: Skin, match: Match, *,
-                 shifts: LineShifts | None = None) -> Reading:
+                 cache: ReadCache | None = None) -> Reading:
     """:func:`read_board`, given the match of the cells on the lattice.
 
     When cells are left unrecognised, two more tries, for games that draw their cells to
@@ -1040,14 +1114,16 @@ def read_matched(image: Image, geometry: Geometry, skin: Skin, match: Match, *,
     game's own looks scaled, and those read such a board as they are. Then the cells still
     unrecognised are matched again where their lines lie (:func:`lines_aligned`).
 
-    Each reading first matches the cells of lines already found off the lattice
-    (``shifts``) where those lie (:func:`at_lines_kept`), with either looks: a board whose
+    With a ``cache``, each reading first matches the cells of lines already found off the
+    lattice where those lie (:func:`at_lines_kept`), with either looks: a board whose
     cells the blended looks read, read again with its lines kept, would else keep its
     own looks and lose a cell they do not read."""
     def placed(looks: Skin, match: Match) -> Match:
-        if shifts:
-            match = at_lines_kept(image, geometry, looks, match, shifts)
-        return aligned(image, geometry, looks, match)
+        if cache is None:
+            return aligned(image, geometry, looks, match)
+        if cache.shifts:
+            match = at_lines_kept(image, geometry, looks, match, cache.shifts)
+        return cache.aligned(image, geometry, looks, match)
 
     match = placed(skin, match)
     if match.recognised().all():
@@ -1057,6 +1133,7 @@ def read_matched(image: Image, geometry: Geometry, skin: Skin, match: Match, *,
         again = placed(looks, match_lattice(image, geometry, looks))
         if again.recognised().sum() > match.recognised().sum():
             skin, match = looks, again
+    shifts = None if cache is None else cache.shifts
     return reading_of(geometry, skin, lines_aligned(image, geometry, skin, match, shifts))
 
 

@@ -33,6 +33,8 @@ from autoplay.vision import (
     TEXTURED,
     Geometry,
     Image,
+    Match,
+    ReadCache,
     Reading,
     Skin,
     Unrecognized,
@@ -53,6 +55,7 @@ from autoplay.vision import (
     read_board,
     reading_of,
     skin_folders,
+    unchanged_cells,
 )
 from fixtures import capture
 from tools.reading_faults import SHIFTS, clip_inside, on_desktop, scaled
@@ -231,12 +234,12 @@ def test_lines_found_off_the_lattice_are_kept_for_the_next_read_of_the_window(
     image, truth = load(SCREENSHOTS.parent / "window-sizes" / f"gnome-mines-{name}.png")
     skin = skins["gnome-mines"]
     geometry = read_screenshot(image, [skin]).geometry
-    kept: dict[tuple[str, int], int] = {}
-    first = read_board(image, geometry, skin, shifts=kept)
-    assert any(kept.values())
-    again = read_board(image, geometry, skin, shifts=kept)
+    cache = ReadCache()
+    first = read_board(image, geometry, skin, cache=cache)
+    assert any(cache.shifts.values())
+    again = read_board(image, geometry, skin, cache=ReadCache(dict(cache.shifts)))
     assert str(first.board) == str(again.board) == str(truth)
-    for kind, index in kept:
+    for kind, index in cache.shifts:
         line = ([truth.states[row * truth.width + index] for row in range(truth.height)]
                 if kind == "col" else list(truth.states[index * truth.width:][:truth.width]))
         assert any(state != 0 for state in line), (kind, index)
@@ -253,13 +256,76 @@ def test_cells_of_the_lines_kept_are_matched_where_the_lines_lie(
     image, _ = load(SCREENSHOTS.parent / "window-sizes" / f"gnome-mines-{name}.png")
     skin = skins["gnome-mines"]
     geometry = read_screenshot(image, [skin]).geometry
-    kept: dict[tuple[str, int], int] = {}
-    read_board(image, geometry, skin, shifts=kept)
+    cache = ReadCache()
+    read_board(image, geometry, skin, cache=cache)
     on_lattice = match_lattice(image, geometry, skin)
-    placed = at_lines_kept(image, geometry, skin, on_lattice, kept)
+    placed = at_lines_kept(image, geometry, skin, on_lattice, cache.shifts)
     assert (~on_lattice.recognised()).sum() >= 20
     assert (~placed.recognised()).sum() <= 1
     assert (placed.distance <= on_lattice.distance).all()
+
+
+def test_a_cell_is_unchanged_when_no_pixel_near_it_changed() -> None:
+    """A pixel changed marks the cells it lies in, or within the margin of: here the
+    pixel 2 px inside the corner of cell (1, 1) of a lattice of 10 px cells, with a margin
+    of 3, marks that cell and the three beside that corner, and no other."""
+    before = np.zeros((40, 40, 3), np.uint8)
+    after = before.copy()
+    after[12, 12, 1] = 1
+    geometry = Geometry(0.0, 0.0, 10.0, 10.0, 4, 4)
+    assert unchanged_cells(before, before.copy(), geometry, 3).all()
+    changed = ~unchanged_cells(before, after, geometry, 3).reshape(4, 4)
+    assert np.argwhere(changed).tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
+    assert np.argwhere(~unchanged_cells(before, after, geometry, 1).reshape(4, 4)).tolist() == [
+        [1, 1]]
+
+
+@pytest.mark.parametrize("name", ["16x16-1100x800", "30x16-1440x868",
+                                  "16x16-crowded-660x500-top"])
+def test_a_read_after_a_click_aligns_again_only_the_cells_whose_pixels_changed(
+        name: str, skins: dict[str, Skin], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A player reads its window after every click, and a click redraws a few cells, while
+    matching the loose cells around the lattice again (:func:`aligned`) was most of a read
+    at these sizes. With the last read kept (:class:`ReadCache`), the same pixels again
+    align no cell (once a read has matched the cells of the lines found by the read before
+    where those lie, so that their match on the lattice is the same). A cell drawn anew,
+    here painted with the pixels of a cell of another state, three times over, aligns at
+    most itself and the cells beside it with the skin's own looks, and every read is the
+    one a fresh read gives, down to the distances of the cells left unrecognised."""
+    image, truth = load(SCREENSHOTS.parent / "window-sizes" / f"gnome-mines-{name}.png")
+    skin = skins["gnome-mines"]
+    geometry = read_screenshot(image, [skin]).geometry
+    work: list[int] = []
+    align, own = aligned, skin
+
+    def counted(image: Image, geometry: Geometry, skin: Skin, match: Match, *,
+                settled: npt.NDArray[np.bool_] | None = None) -> Match:
+        if geometry.rows * geometry.cols > 1 and skin is own:  # the lattice's, own looks
+            loose = match.loose() if settled is None else match.loose() & ~settled
+            work.append(int(loose.sum()))
+        return align(image, geometry, skin, match, settled=settled)
+
+    monkeypatch.setattr("autoplay.vision.aligned", counted)
+    cache = ReadCache()
+    first = read_board(image, geometry, skin, cache=cache)
+    assert str(first.board) == str(truth) and sum(work) > 20
+    read_board(image.copy(), geometry, skin, cache=cache)  # its cells where the lines lie
+    work.clear()
+    assert read_board(image.copy(), geometry, skin, cache=cache) == first
+    assert work and sum(work) == 0
+    xs, ys = geometry.lines()
+    rng = random.Random(name)
+    frame = image.copy()
+    for _ in range(3):
+        cell = rng.choice(list(truth.cells()))
+        source = rng.choice([other for other in truth.cells() if truth[other] != truth[cell]])
+        frame[ys[cell.row]:ys[cell.row + 1], xs[cell.col]:xs[cell.col + 1]] = cv2.resize(
+            frame[ys[source.row]:ys[source.row + 1], xs[source.col]:xs[source.col + 1]],
+            (int(xs[cell.col + 1] - xs[cell.col]), int(ys[cell.row + 1] - ys[cell.row])))
+        fresh = read_board(frame, geometry, skin)
+        work.clear()
+        assert read_board(frame, geometry, skin, cache=cache) == fresh
+        assert work and max(work) <= 9, (cell, work)
 
 
 @pytest.mark.parametrize("path", WINDOW_SIZES, ids=lambda path: path.stem)
