@@ -1019,17 +1019,19 @@ as long as its window keeps its size, so a player reading one window move after 
 finds each line once (see :class:`ReadCache`)."""
 
 _BESIDE_MOVES = 3
-"""Pixels past a cell's own, beyond the moves of :func:`aligned`, that its match may take
-in: the next pixel that interpolating between pixels reads, a pixel more for the corners
-of the summed-area table of :func:`moved_features`, and one for rounding."""
+"""Pixels past a cell's own, beyond its moves, that its match may take in: the next pixel
+that interpolating between pixels reads, a pixel more for the corners of the summed-area
+table of :func:`moved_features`, and one for rounding."""
 
 
-class _Aligned(NamedTuple):
-    """What :func:`aligned` made of a lattice's cells in a frame, with one looks."""
+class _Placed(NamedTuple):
+    """What :func:`at_lines_kept` and :func:`aligned` made of a lattice's cells in a
+    frame, with one looks."""
 
     looks: Skin
     geometry: Geometry
     frame: Image
+    lines: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]
     on_lattice: Match
     found: Match
 
@@ -1038,34 +1040,38 @@ class _Aligned(NamedTuple):
 class ReadCache:
     """What a read of a lattice leaves for the next read of it in the same window, as a
     player reads its window move after move: the lines found off the lattice
-    (:data:`LineShifts`), and with each looks the frame and the cells :func:`aligned`
-    matched in it.
+    (:data:`LineShifts`), and with each looks the frame and where its cells were matched.
 
     Matching the cells that match loosely again around the lattice is most of a read when
     a game draws its cells at a size between the skin's (Tatham's Mines' expert board in
     a 1440x868 window: 60 of its 77 s, 0.14 s a read), and a click redraws a few cells. A
-    cell whose pixels, as far around it as aligned looks, are those of the frame before,
-    and whose match on the lattice is the same, keeps what aligned found for it there:
-    the same answer, without the work."""
+    cell whose pixels, as far around it as it is moved, are those of the frame before,
+    whose lines are kept where they were, and whose match on the lattice is the same,
+    keeps the match found for it there: the same answer, without the work."""
 
     shifts: LineShifts = field(default_factory=dict)
-    _aligned: dict[int, _Aligned] = field(default_factory=dict)
+    _placed: dict[int, _Placed] = field(default_factory=dict)
 
-    def aligned(self, image: Image, geometry: Geometry, looks: Skin, match: Match) -> Match:
-        """:func:`aligned`, each cell the frame before left as it was matched there."""
-        before = self._aligned.get(id(looks))
-        settled = None
+    def placed(self, image: Image, geometry: Geometry, looks: Skin, match: Match) -> Match:
+        """``match`` (of ``geometry``'s cells) matched where the lines kept lie
+        (:func:`at_lines_kept`), then around the lattice (:func:`aligned`), but for the
+        cells the frame before settles."""
+        lines = _line_moves(geometry, self.shifts)
+        before = self._placed.get(id(looks))
+        settled, found = None, match
         if (before is not None and before.looks is looks and before.geometry == geometry
                 and before.frame.shape == image.shape):
-            margin = align_reach(geometry) + _BESIDE_MOVES
+            margin = (align_reach(geometry) + _BESIDE_MOVES
+                      + max(map(abs, self.shifts.values()), default=0))
             settled = (unchanged_cells(before.frame, image, geometry, margin)
-                       & before.on_lattice.same_as(match))
+                       & before.on_lattice.same_as(match)
+                       & (lines[0] == before.lines[0]) & (lines[1] == before.lines[1]))
             kept = np.flatnonzero(settled)
-            found = aligned(image, geometry, looks, match.with_cells(kept, before.found.of(kept)),
-                            settled=settled)
-        else:
-            found = aligned(image, geometry, looks, match)
-        self._aligned[id(looks)] = _Aligned(looks, geometry, image.copy(), match, found)
+            found = match.with_cells(kept, before.found.of(kept))
+        if self.shifts:
+            found = at_lines_kept(image, geometry, looks, found, self.shifts, settled=settled)
+        found = aligned(image, geometry, looks, found, settled=settled)
+        self._placed[id(looks)] = _Placed(looks, geometry, image.copy(), lines, match, found)
         return found
 
 
@@ -1073,10 +1079,12 @@ def unchanged_cells(before: Image, after: Image, geometry: Geometry,
                     margin: int) -> npt.NDArray[np.bool_]:
     """Per cell (flat index) of ``geometry``: whether no pixel of it, nor within ``margin``
     pixels of it, differs between two frames of one size."""
-    changed = cv2.integral(np.any(before != after, axis=2).astype(np.uint8))
     height, width = after.shape[:2]
+    # Each row's colours side by side: a pixel is three columns of the table.
+    changed = cv2.integral(np.not_equal(before.reshape(height, -1),
+                                        after.reshape(height, -1)).view(np.uint8))
     xs, ys = geometry.lines()
-    x0, x1 = np.clip(xs[:-1] - margin, 0, width), np.clip(xs[1:] + margin, 0, width)
+    x0, x1 = 3 * np.clip(xs[:-1] - margin, 0, width), 3 * np.clip(xs[1:] + margin, 0, width)
     y0, y1 = np.clip(ys[:-1] - margin, 0, height), np.clip(ys[1:] + margin, 0, height)
     sums = (changed[np.ix_(y1, x1)] - changed[np.ix_(y0, x1)] - changed[np.ix_(y1, x0)]
             + changed[np.ix_(y0, x0)])
@@ -1121,9 +1129,7 @@ def read_matched(image: Image, geometry: Geometry, skin: Skin, match: Match, *,
     def placed(looks: Skin, match: Match) -> Match:
         if cache is None:
             return aligned(image, geometry, looks, match)
-        if cache.shifts:
-            match = at_lines_kept(image, geometry, looks, match, cache.shifts)
-        return cache.aligned(image, geometry, looks, match)
+        return cache.placed(image, geometry, looks, match)
 
     match = placed(skin, match)
     if match.recognised().all():
@@ -1176,12 +1182,13 @@ def lines_aligned(image: Image, geometry: Geometry, skin: Skin, match: Match,
 
 
 def at_lines_kept(image: Image, geometry: Geometry, skin: Skin, match: Match,
-                  shifts: LineShifts) -> Match:
+                  shifts: LineShifts, *, settled: npt.NDArray[np.bool_] | None = None) -> Match:
     """``match`` (of ``geometry``'s cells), with each cell in a line that ``shifts`` keeps
     off the lattice matched where its row and its column lie, and read there if it is
     recognised there and comes closer. The cells of one move are matched together, from
     one summed-area table (:func:`moved_features`); cells smaller than CELL_SIZE are left
-    to :func:`lines_aligned`, cell by cell.
+    to :func:`lines_aligned`, cell by cell, and those ``settled`` marks as ``match`` has
+    them (see :class:`ReadCache`).
 
     A player reads one window move after move: its lines found once, every cell is then
     read where it lies, and :func:`aligned` and :func:`lines_aligned` have next to nothing
@@ -1193,19 +1200,27 @@ def at_lines_kept(image: Image, geometry: Geometry, skin: Skin, match: Match,
     a pixel further off does not pass."""
     if min(geometry.pitch_x, geometry.pitch_y) < CELL_SIZE:
         return match
-    rows, cols = np.divmod(np.arange(geometry.rows * geometry.cols), geometry.cols)
-    across = np.array([shifts.get(("col", col), 0) for col in range(geometry.cols)])[cols]
-    down = np.array([shifts.get(("row", row), 0) for row in range(geometry.rows)])[rows]
+    across, down = _line_moves(geometry, shifts)
+    open_ = np.ones(len(across), bool) if settled is None else ~settled
     best = match
-    for dx, dy in sorted(set(zip(across.tolist(), down.tolist())) - {(0, 0)}):
+    for dx, dy in sorted(set(zip(across[open_].tolist(), down[open_].tolist())) - {(0, 0)}):
         there = geometry.moved(dx, dy)
-        cells = np.flatnonzero((across == dx) & (down == dy) & there.inside(image))
+        cells = np.flatnonzero((across == dx) & (down == dy) & open_ & there.inside(image))
         if len(cells):
             features = moved_features(image, there, cells, 0)[0, 0]
             found = _match_some(image, there, skin, cells, features)
             closer = np.flatnonzero(found.recognised() & (found.distance < best.distance[cells]))
             best = best.with_cells(cells[closer], found.of(closer))
     return best
+
+
+def _line_moves(geometry: Geometry, shifts: LineShifts
+                ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Per cell (flat index): how far ``shifts`` moves its column across and its row down."""
+    rows, cols = np.divmod(np.arange(geometry.rows * geometry.cols), geometry.cols)
+    across = np.array([shifts.get(("col", col), 0) for col in range(geometry.cols)], np.intp)
+    down = np.array([shifts.get(("row", row), 0) for row in range(geometry.rows)], np.intp)
+    return across[cols], down[rows]
 
 
 def line_shift(image: Image, geometry: Geometry, skin: Skin, line: tuple[str, int],
