@@ -39,6 +39,7 @@ from autoplay.vision import (
     Skin,
     Unrecognized,
     _box_means,
+    align_reach,
     aligned,
     as_bgr,
     at_lines_kept,
@@ -63,7 +64,7 @@ from tools.reading_faults import SHIFTS, clip_inside, on_desktop, scaled
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots"
 FIXTURES = sorted(SCREENSHOTS.glob("*/*.png"))
 NO_BOARD = sorted((SCREENSHOTS.parent / "no-board").glob("*.png"))
-WINDOW_SIZES = sorted((SCREENSHOTS.parent / "window-sizes").glob("*.png"))
+WINDOW_SIZES = sorted((SCREENSHOTS.parent / "window-sizes").glob("gnome-mines-*.png"))
 SHIPPED = ("sgt-mines", "gnome-mines", "xdemineur", "xbomb", "ace-minesweeper")
 
 
@@ -326,6 +327,44 @@ def test_a_read_after_a_click_aligns_again_only_the_cells_whose_pixels_changed(
         work.clear()
         assert read_board(frame, geometry, skin, cache=cache) == fresh
         assert work and max(work) <= 9, (cell, work)
+
+
+def test_tatham_mines_read_again_after_a_click_aligns_only_the_cells_around_the_one_redrawn(
+        skins: dict[str, Skin], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tatham's Mines at expert in a 1440x868 window draws its tiles at 42 px, not its own
+    20, and 115 of its 480 cells match loosely (``fixtures/window-sizes/``). Read with the
+    read before the click kept, the frame after it, where one covered cell shows a 1, is
+    its true board, and only cells within reach of that cell are aligned again."""
+    folder = SCREENSHOTS.parent / "window-sizes"
+    before, _ = load(folder / "sgt-mines-30x16-1440x868.png")
+    after, truth = load(folder / "sgt-mines-30x16-1440x868-next.png")
+    skin = skins["sgt-mines"]
+    geometry = read_screenshot(before, [skin]).geometry
+    assert match_lattice(before, geometry, skin).loose().sum() > 100
+    redrawn = np.argwhere(np.any(before != after, axis=2))
+    (top, left), (bottom, right) = redrawn.min(axis=0), redrawn.max(axis=0)
+    aligned_again: list[npt.NDArray[np.intp]] = []
+    align = aligned
+
+    def counted(image: Image, geometry: Geometry, skin: Skin, match: Match, *,
+                settled: npt.NDArray[np.bool_] | None = None) -> Match:
+        loose = match.loose() if settled is None else match.loose() & ~settled
+        aligned_again.append(np.flatnonzero(loose))
+        return align(image, geometry, skin, match, settled=settled)
+
+    cache = ReadCache()
+    read_board(before, geometry, skin, cache=cache)
+    monkeypatch.setattr("autoplay.vision.aligned", counted)
+    reading = read_board(after, geometry, skin, cache=cache)
+    assert (reading.unrecognized, str(reading.board)) == ((), str(truth))
+    reach = align_reach(geometry) + 3  # the moves and the pixels beside them
+    cells = np.concatenate(aligned_again)
+    assert 0 < len(cells) <= 9
+    for cell in map(int, cells):
+        row, col = divmod(cell, geometry.cols)
+        x0, y0, x1, y1 = geometry.cell_box(Cell(row, col))
+        assert x0 - reach <= right and left <= x1 + reach, cell
+        assert y0 - reach <= bottom and top <= y1 + reach, cell
 
 
 @pytest.mark.parametrize("path", WINDOW_SIZES, ids=lambda path: path.stem)
@@ -888,6 +927,24 @@ def test_ace_minesweeper_draws_every_cell_as_the_tile_its_binary_holds() -> None
     wrong = board.with_states({count: 3})
     assert capture.tile_origin(image, board, sheets[12]) == (9, 35)
     assert capture.tile_origin(image, wrong, sheets[12]) is None
+
+
+@pytest.mark.parametrize(("name", "cols", "rows"), [("9x9-new", 9, 9), ("16x16-new", 16, 16),
+                                                   ("30x16-new", 30, 16)])
+def test_capture_finds_tatham_mines_tiles_by_their_bevels(name: str, cols: int,
+                                                          rows: int) -> None:
+    """``capture.py`` measures where Tatham's Mines draws its tiles in a resized window
+    from the bevels of a new game's covered tiles, not by the reader it makes fixtures
+    for: in the game's own window that gives the shared notes' tiles, 20 px from (30, 55).
+    Edges that are not one tile more than the columns or rows (a board not yet drawn,
+    or another size) are refused."""
+    image, _ = fixture("sgt-mines", name)
+    assert capture.sgt_grid(image, cols, rows) == capture.Grid.even(30, 55, 20, cols, rows)
+    for wrong in ((cols + 1, rows), (cols, rows - 1)):
+        with pytest.raises(ValueError):
+            capture.sgt_grid(image, *wrong)
+    with pytest.raises(ValueError):
+        capture.sgt_grid(np.full_like(image, 230), cols, rows)
 
 
 def test_a_state_the_skin_has_never_seen_is_reported(skins: dict[str, Skin]) -> None:
