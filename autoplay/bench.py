@@ -62,6 +62,9 @@ UNEVEN = SCREENSHOTS.parent / "window-sizes" / "gnome-mines-16x16-crowded-1440x9
 """GNOME Mines' tiles drawn unevenly, in a window of a size its skin lacks."""
 OFF_LATTICE = SCREENSHOTS.parent / "window-sizes" / "gnome-mines-30x16-1440x868.png"
 """GNOME Mines' 30x16 with whole lines of its tiles off the lattice that fits the rest."""
+CLICKED = (SCREENSHOTS.parent / "window-sizes" / "sgt-mines-30x16-1440x868.png",
+           SCREENSHOTS.parent / "window-sizes" / "sgt-mines-30x16-1440x868-next.png")
+"""Tatham's Mines' 30x16 in a 1440x868 window (42 px tiles), before and after a click."""
 
 SEED_003_BOARD = """\
 ...201..................
@@ -381,7 +384,11 @@ def vision_suite(repeat: int) -> list[Measurement]:
     50 and 51 px apart, read again from the frame, the lattice known (as ``play`` reads
     each move), against :func:`whole_lattice_read`; and its 30x16 at 1440x868, whose last
     columns lie off the lattice, read again with the lines found kept from the read before
-    (as :class:`~autoplay.screen.ScreenGame` keeps them), against reading it afresh."""
+    (as :class:`~autoplay.screen.ScreenGame` keeps them), against reading it afresh. Then
+    Tatham's Mines' 30x16 in a 1440x868 window, read after a click with the read before it
+    kept (:class:`~autoplay.vision.ReadCache`, as the player keeps it), against reading it
+    afresh: the reads go back and forth between the frames before and after the click,
+    each one click from the last."""
     skin = Skin.load(SHIPPED_SKINS / "sgt-mines")
     skins = [Skin.load(folder) for folder in sorted(SHIPPED_SKINS.iterdir())
              if (folder / "skin.json").is_file()]
@@ -413,6 +420,14 @@ def vision_suite(repeat: int) -> list[Measurement]:
 
     assert first.board == read_board(lines, lines_lattice, gnome, cache=lines_kept()).board, (
         "the lines kept read differently")
+    clicked = [decode_image(path.read_bytes()) for path in CLICKED]
+    resized = read_screenshot(clicked[0], [skin]).geometry
+    last = ReadCache()
+    read_board(clicked[0], resized, skin, cache=last)
+    after = read_board(clicked[1], resized, skin, cache=last)
+    assert after.board == read_board(clicked[1], resized, skin).board, (
+        "the read before kept reads differently")
+    frames = itertools.cycle(clicked)  # the first differs from the last read by a click
     cells = geometry.rows * geometry.cols
     slow = max(1, repeat // 5)
     return [
@@ -448,6 +463,15 @@ def vision_suite(repeat: int) -> list[Measurement]:
                     f"{sum(1 for shift in kept.shifts.values() if shift)} of "
                     f"{len(kept.shifts)} lines kept "
                     f"off the lattice, {len(first.unrecognized)} cells unrecognised"),
+        Measurement("vision", "read Tatham's Mines' 30x16 in a 1440x868 window after a "
+                    "click, the read before kept", 1,
+                    median_ms(lambda: read_board(next(frames), resized, skin, cache=last),
+                              repeat),
+                    median_ms(lambda: read_board(clicked[1], resized, skin), repeat),
+                    f"pitch {resized.pitch_x:.2f}, "
+                    f"{int(match_lattice(clicked[1], resized, skin).loose().sum())} of "
+                    f"{resized.rows * resized.cols} cells matched loosely on the lattice, "
+                    f"{len(after.unrecognized)} unrecognised"),
     ]
 
 
