@@ -198,13 +198,11 @@ class Geometry:
     def fits(self, image: Image) -> bool:
         """True when every cell lies inside the image, give or take a fifth of a cell at
         its edges (a board cropped tight to its cells, a little off)."""
-        x0, y0, x1, y1 = self.box()
-        slack_x, slack_y = self.pitch_x / 5, self.pitch_y / 5
-        return (x0 >= -slack_x and y0 >= -slack_y and x1 <= image.shape[1] + slack_x
-                and y1 <= image.shape[0] + slack_y and self.rows > 0 and self.cols > 0)
+        return self.rows > 0 and self.cols > 0 and bool(self.inside(image).all())
 
     def inside(self, image: Image) -> npt.NDArray[np.bool_]:
-        """For each cell (flat index), whether it :meth:`fits` the image as a board of one."""
+        """For each cell (flat index), whether it lies inside the image, give or take a
+        fifth of a cell at its edges, as a board of one :meth:`fits`."""
         xs, ys = self.lines()
         slack_x, slack_y = self.pitch_x / 5, self.pitch_y / 5
         across = (xs[:-1] >= -slack_x) & (xs[1:] <= image.shape[1] + slack_x)
