@@ -1055,7 +1055,7 @@ class ReadCache:
     keeps the match found for it there: the same answer, without the work."""
 
     shifts: LineShifts = field(default_factory=dict)
-    _placed: dict[int, _Placed] = field(default_factory=dict)
+    _placed: dict[int, _Placed] = field(default_factory=dict, init=False, repr=False)
 
     def placed(self, image: Image, geometry: Geometry, looks: Skin, match: Match) -> Match:
         """``match`` (of ``geometry``'s cells) matched where the lines kept lie
