@@ -281,6 +281,23 @@ def test_a_cell_is_unchanged_when_no_pixel_near_it_changed() -> None:
         [1, 1]]
 
 
+def aligned_calls(monkeypatch: pytest.MonkeyPatch
+                  ) -> list[tuple[Geometry, Skin, npt.NDArray[np.intp]]]:
+    """Each call of :func:`aligned` from now on, as its lattice, its looks and the cells
+    it matches again (loose, and not settled)."""
+    calls: list[tuple[Geometry, Skin, npt.NDArray[np.intp]]] = []
+    align = aligned
+
+    def counted(image: Image, geometry: Geometry, skin: Skin, match: Match, *,
+                settled: npt.NDArray[np.bool_] | None = None) -> Match:
+        loose = match.loose() if settled is None else match.loose() & ~settled
+        calls.append((geometry, skin, np.flatnonzero(loose)))
+        return align(image, geometry, skin, match, settled=settled)
+
+    monkeypatch.setattr("autoplay.vision.aligned", counted)
+    return calls
+
+
 @pytest.mark.parametrize("name", ["16x16-1100x800", "30x16-1440x868",
                                   "16x16-crowded-660x500-top"])
 def test_a_read_after_a_click_aligns_again_only_the_cells_whose_pixels_changed(
@@ -296,24 +313,20 @@ def test_a_read_after_a_click_aligns_again_only_the_cells_whose_pixels_changed(
     image, truth = load(SCREENSHOTS.parent / "window-sizes" / f"gnome-mines-{name}.png")
     skin = skins["gnome-mines"]
     geometry = read_screenshot(image, [skin]).geometry
-    work: list[int] = []
-    align, own = aligned, skin
+    calls = aligned_calls(monkeypatch)
 
-    def counted(image: Image, geometry: Geometry, skin: Skin, match: Match, *,
-                settled: npt.NDArray[np.bool_] | None = None) -> Match:
-        if geometry.rows * geometry.cols > 1 and skin is own:  # the lattice's, own looks
-            loose = match.loose() if settled is None else match.loose() & ~settled
-            work.append(int(loose.sum()))
-        return align(image, geometry, skin, match, settled=settled)
+    def work() -> list[int]:
+        """The cells matched again by each call on the lattice with the skin's own looks
+        (not a cell's of lines_aligned), since the last :meth:`list.clear`."""
+        return [len(cells) for on, looks, cells in calls if on == geometry and looks is skin]
 
-    monkeypatch.setattr("autoplay.vision.aligned", counted)
     cache = ReadCache()
     first = read_board(image, geometry, skin, cache=cache)
-    assert str(first.board) == str(truth) and sum(work) > 20
+    assert str(first.board) == str(truth) and sum(work()) > 20
     read_board(image.copy(), geometry, skin, cache=cache)  # its cells where the lines lie
-    work.clear()
+    calls.clear()
     assert read_board(image.copy(), geometry, skin, cache=cache) == first
-    assert work and sum(work) == 0
+    assert work() and sum(work()) == 0
     xs, ys = geometry.lines()
     rng = random.Random(name)
     frame = image.copy()
@@ -324,9 +337,9 @@ def test_a_read_after_a_click_aligns_again_only_the_cells_whose_pixels_changed(
             frame[ys[source.row]:ys[source.row + 1], xs[source.col]:xs[source.col + 1]],
             (int(xs[cell.col + 1] - xs[cell.col]), int(ys[cell.row + 1] - ys[cell.row])))
         fresh = read_board(frame, geometry, skin)
-        work.clear()
+        calls.clear()
         assert read_board(frame, geometry, skin, cache=cache) == fresh
-        assert work and max(work) <= 9, (cell, work)
+        assert work() and max(work()) <= 9, (cell, work())
 
 
 def test_tatham_mines_read_again_after_a_click_aligns_only_the_cells_around_the_one_redrawn(
@@ -343,22 +356,13 @@ def test_tatham_mines_read_again_after_a_click_aligns_only_the_cells_around_the_
     assert match_lattice(before, geometry, skin).loose().sum() > 100
     redrawn = np.argwhere(np.any(before != after, axis=2))
     (top, left), (bottom, right) = redrawn.min(axis=0), redrawn.max(axis=0)
-    aligned_again: list[npt.NDArray[np.intp]] = []
-    align = aligned
-
-    def counted(image: Image, geometry: Geometry, skin: Skin, match: Match, *,
-                settled: npt.NDArray[np.bool_] | None = None) -> Match:
-        loose = match.loose() if settled is None else match.loose() & ~settled
-        aligned_again.append(np.flatnonzero(loose))
-        return align(image, geometry, skin, match, settled=settled)
-
     cache = ReadCache()
     read_board(before, geometry, skin, cache=cache)
-    monkeypatch.setattr("autoplay.vision.aligned", counted)
+    calls = aligned_calls(monkeypatch)
     reading = read_board(after, geometry, skin, cache=cache)
     assert (reading.unrecognized, str(reading.board)) == ((), str(truth))
     reach = align_reach(geometry) + 3  # the moves and the pixels beside them
-    cells = np.concatenate(aligned_again)
+    cells = np.concatenate([cells for _, _, cells in calls])
     assert 0 < len(cells) <= 9
     for cell in map(int, cells):
         row, col = divmod(cell, geometry.cols)
