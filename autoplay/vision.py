@@ -618,12 +618,8 @@ def cell_features(image: Image, geometry: Geometry) -> Floats:
 
     :raises ValueError: if the lattice goes outside the image.
     """
-    if not geometry.fits(image):
-        raise ValueError(f"{geometry} goes outside the {image.shape[1]}x{image.shape[0]} image")
-    x0, y0 = int(np.floor(geometry.left)), int(np.floor(geometry.top))
-    width = round(geometry.cols * geometry.pitch_x)
-    height = round(geometry.rows * geometry.pitch_y)
-    x1, y1 = x0 + width + 2, y0 + height + 2
+    _check_fits(image, geometry)
+    x0, y0, x1, y1 = _crop_box(geometry)
     dx, dy = geometry.left - x0, geometry.top - y0
     crop = _padded_crop(image, x0, y0, x1, y1)
     if not _is_read_whole(geometry):
@@ -641,9 +637,109 @@ def cell_features(image: Image, geometry: Geometry) -> Floats:
         block = np.asarray(cv2.resize(crop, None, fx=scale_x, fy=scale_y, interpolation=(
             _resizing(scale_x <= 1 and scale_y <= 1))), np.uint8)
         block = block[:geometry.rows * CELL_SIZE, :geometry.cols * CELL_SIZE]
+    return _cells_of(block, geometry)
+
+
+def _check_fits(image: Image, geometry: Geometry) -> None:
+    """:raises ValueError: if the lattice goes outside the image."""
+    if not geometry.fits(image):
+        raise ValueError(f"{geometry} goes outside the {image.shape[1]}x{image.shape[0]} image")
+
+
+def _crop_box(geometry: Geometry) -> tuple[int, int, int, int]:
+    """The pixels :func:`cell_features` reads for a lattice, (x0, y0, x1, y1): from the
+    pixel its first cell starts in, a pixel past its last cell and one more."""
+    x0, y0 = int(np.floor(geometry.left)), int(np.floor(geometry.top))
+    return (x0, y0, x0 + round(geometry.cols * geometry.pitch_x) + 2,
+            y0 + round(geometry.rows * geometry.pitch_y) + 2)
+
+
+def _cells_of(block: Image, geometry: Geometry) -> Floats:
+    """The features of a block of the lattice's cells at CELL_SIZE, one row per cell."""
     cells = block.reshape(geometry.rows, CELL_SIZE, geometry.cols, CELL_SIZE, 3)
     return cells.transpose(0, 2, 1, 3, 4).reshape(geometry.rows * geometry.cols, -1).astype(
         np.float32)
+
+
+class NearbyFeatures:
+    """:func:`cell_features` of one image for lattices moved from another along one axis
+    only, as the polish moves an edge (see :func:`autoplay.locate._polish`), for a
+    fraction of the work.
+
+    Between pixels, a lattice's cells are area means taken down its rows, then across
+    its columns (:func:`_box_means`), and the first pass, over every pixel of the block,
+    is the costly one. The means down a lattice's rows hold for any lattice with those
+    rows, whatever its columns, and the means across its columns likewise; so each is
+    kept, for a margin either way, and a lattice moved along one axis takes only the
+    other pass, over the few rows or columns the first left. Moved along x, that is the
+    order of :func:`cell_features`; moved along y, the other order, whose sums can differ
+    in their last bits and so round a box's mean to the next level. A lattice on pixel
+    edges is taken so too, where :func:`cell_features` has cv2.resize take the same
+    means, rounded its own way. So the features are for comparing moves, and a match
+    kept should come from :func:`cell_features`. Cells smaller than CELL_SIZE, which
+    grow by interpolation, are read by it.
+    """
+
+    MARGIN = 16
+    """Pixels kept either way along the axis a lattice may move along."""
+
+    def __init__(self, image: Image) -> None:
+        self.image = image
+        self._kept: dict[bool, tuple[tuple[float, float, int], int, Floats]] = {}
+        """By pass (True: down the rows), the lattice's rows or columns it was taken for
+        (start, pitch, count), the first pixel of the other axis it covers, and the
+        means, the other axis first."""
+
+    def __call__(self, geometry: Geometry, near: Geometry) -> Floats:
+        """The features :func:`cell_features` gives for ``geometry``, a lattice moved
+        from ``near`` (but for the few means rounded the other way).
+
+        :raises ValueError: if the lattice goes outside the image.
+        """
+        if geometry.pitch_x < CELL_SIZE or geometry.pitch_y < CELL_SIZE:
+            return cell_features(self.image, geometry)
+        _check_fits(self.image, geometry)
+        x0, y0, x1, y1 = _crop_box(geometry)
+        if _rows_of(geometry) == _rows_of(near):
+            start, down = self._first_pass(geometry, True, x0, x1)
+            block: Floats = np.asarray(cv2.transpose(_means_down(
+                down[x0 - start:x1 - start], geometry.left - x0, geometry.pitch_x,
+                geometry.cols)), np.float32)
+        elif _columns_of(geometry) == _columns_of(near):
+            start, across = self._first_pass(geometry, False, y0, y1)
+            block = _means_down(across[y0 - start:y1 - start], geometry.top - y0,
+                                geometry.pitch_y, geometry.rows)
+        else:
+            return cell_features(self.image, geometry)
+        return _cells_of(_as_levels(block), geometry)
+
+    def _first_pass(self, geometry: Geometry, down: bool, low: int, high: int
+                    ) -> tuple[int, Floats]:
+        """The means down the lattice's rows (``down``) or across its columns, for at
+        least pixels ``low:high`` of the other axis, and the first pixel they cover."""
+        lines = _rows_of(geometry) if down else _columns_of(geometry)
+        kept = self._kept.get(down)
+        if kept is None or kept[0] != lines or not kept[1] <= low < high <= kept[1] + len(
+                kept[2]):
+            x0, y0, x1, y1 = _crop_box(geometry)
+            low, high = low - self.MARGIN, high + self.MARGIN
+            if down:
+                crop = _padded_crop(self.image, low, y0, high, y1).astype(np.float32)
+                means = _means_down(crop, geometry.top - y0, geometry.pitch_y, geometry.rows)
+            else:
+                crop = _padded_crop(self.image, x0, low, x1, high).astype(np.float32)
+                means = _means_down(np.asarray(cv2.transpose(crop)), geometry.left - x0,
+                                    geometry.pitch_x, geometry.cols)
+            kept = self._kept[down] = lines, low, np.asarray(cv2.transpose(means))
+        return kept[1], kept[2]
+
+
+def _rows_of(geometry: Geometry) -> tuple[float, float, int]:
+    return geometry.top, geometry.pitch_y, geometry.rows
+
+
+def _columns_of(geometry: Geometry) -> tuple[float, float, int]:
+    return geometry.left, geometry.pitch_x, geometry.cols
 
 
 def _padded_crop(image: Image, x0: int, y0: int, x1: int, y1: int) -> Image:
@@ -690,6 +786,11 @@ def _box_means(crop: Image, start: tuple[float, float], pitch: tuple[float, floa
     block = crop.astype(np.float32)
     for first, step, cells in ((start[1], pitch[1], count[1]), (start[0], pitch[0], count[0])):
         block = np.asarray(cv2.transpose(_means_down(block, first, step, cells)))
+    return _as_levels(block)
+
+
+def _as_levels(block: Floats) -> Image:
+    """Means rounded to the nearest pixel level."""
     return np.asarray(np.clip(np.rint(block), 0, 255), np.uint8)
 
 
@@ -882,14 +983,16 @@ def fine_detail(image: Image, geometry: Geometry | None = None,
     return np.asarray(np.minimum(*details), np.float32)
 
 
-def match_lattice(image: Image, geometry: Geometry, skin: Skin) -> Match:
-    """:func:`match_cells` for the cells of ``geometry`` in ``image``, a plain cell
-    (:data:`FLAT`) matched to the looks that are not :data:`TEXTURED`.
+def match_lattice(image: Image, geometry: Geometry, skin: Skin,
+                  features: Floats | None = None) -> Match:
+    """:func:`match_cells` for the cells of ``geometry`` in ``image`` (their ``features``,
+    when already taken), a plain cell (:data:`FLAT`) matched to the looks that are not
+    :data:`TEXTURED`.
 
     :raises ValueError: if the lattice goes outside the image.
     """
     return _match_some(image, geometry, skin, np.arange(geometry.rows * geometry.cols),
-                       cell_features(image, geometry))
+                       cell_features(image, geometry) if features is None else features)
 
 
 def _match_some(image: Image, geometry: Geometry, skin: Skin, cells: npt.NDArray[np.intp],

@@ -24,7 +24,7 @@ from autoplay.bench import UNEVEN, sweep_locate_read, sweep_read, whole_lattice_
 from autoplay.board import EXPLODED, FLAG, MINE, UNKNOWN, WRONG_FLAG, Board, Cell
 from autoplay.errors import BoardCut, NoBoardFound, SkinError, UnreadableImage
 from autoplay.learn import fit_lattice, learn_skin
-from autoplay.locate import _KEPT, _recent, locate_board, read_screenshot
+from autoplay.locate import _KEPT, _edge_moves, _recent, locate_board, read_screenshot
 from autoplay.vision import (
     CELL_SIZE,
     FLAT,
@@ -34,6 +34,7 @@ from autoplay.vision import (
     Geometry,
     Image,
     Match,
+    NearbyFeatures,
     ReadCache,
     Reading,
     Skin,
@@ -1234,3 +1235,43 @@ def test_box_means_are_the_area_means_of_pixels_taken_as_squares(
     across = shares(start[0], pitch[0], count[0] * CELL_SIZE, crop.shape[1])
     expected = np.einsum("yh,hwc,xw->yxc", down, crop.astype(float), across)
     assert np.array_equal(_box_means(crop, start, pitch, count), np.rint(expected))
+
+
+@pytest.mark.parametrize("name", ["gnome-mines-30x16-1440x868", "sgt-mines-30x16-1440x868",
+                                  "noise"])
+def test_nearby_features_are_those_of_the_lattice_moved_to_the_last_level(name: str) -> None:
+    """A walk of the polish's moves, each taken or not at random: every lattice's features
+    from the means kept for the one it moved from are its own features, but for a few
+    boxes whose mean, summed in another order, rounds to the next level (or, on pixel
+    edges, whose mean cv2.resize rounds otherwise). Moved along both axes, or with cells
+    smaller than CELL_SIZE, a lattice is read afresh, exactly."""
+    rng = np.random.default_rng(7)
+    if name == "noise":
+        image = rng.integers(0, 256, (700, 1300, 3), dtype=np.uint8)
+        here = Geometry(30.3, 41.7, 40.6, 40.2, 16, 30)
+    else:
+        image = load(SCREENSHOTS.parent / "window-sizes" / f"{name}.png")[0]
+        here = read_screenshot(image, load_skins(name.split("-30x16")[0])).geometry.moved(
+            0.3, 0.45)
+    features, boxes, off = NearbyFeatures(image), 0, 0
+
+    def compare(moved: Geometry, near: Geometry) -> None:
+        nonlocal boxes, off
+        found, exact = features(moved, near), cell_features(image, moved)
+        assert np.abs(found - exact).max() <= 1
+        boxes, off = boxes + exact.size, off + int((found != exact).sum())
+
+    for step in [2.0] * 10 + [0.25] * 30:
+        moved = _edge_moves(here, step)[int(rng.integers(12))]
+        compare(moved, here)
+        if rng.random() < 0.5:
+            here = moved
+    edge = Geometry(float(np.floor(here.left)), float(np.floor(here.top)), here.pitch_x,
+                    here.pitch_y, here.rows, here.cols)
+    compare(edge, edge.moved(dx=0.5))
+    compare(edge, edge.moved(dy=0.5))
+    assert off <= boxes / 1000
+    both = here.moved(0.5, 0.5)
+    assert np.array_equal(features(both, here), cell_features(image, both))
+    small = Geometry(here.left, here.top, CELL_SIZE - 0.5, here.pitch_y, here.rows, here.cols)
+    assert np.array_equal(features(small, small.moved(dx=0.25)), cell_features(image, small))
