@@ -696,32 +696,34 @@ class NearbyFeatures:
 
         :raises ValueError: if the lattice goes outside the image.
         """
-        if geometry.pitch_x < CELL_SIZE or geometry.pitch_y < CELL_SIZE:
+        if not _shrinks(geometry):
             return cell_features(self.image, geometry)
         _check_fits(self.image, geometry)
-        x0, y0, x1, y1 = _crop_box(geometry)
+        box = x0, y0, x1, y1 = _crop_box(geometry)
         if _rows_of(geometry) == _rows_of(near):
-            start, down = self._first_pass(geometry, True, x0, x1)
+            start, down = self._first_pass(geometry, box, down=True)
             block: Floats = np.asarray(cv2.transpose(_means_down(
                 down[x0 - start:x1 - start], geometry.left - x0, geometry.pitch_x,
                 geometry.cols)), np.float32)
         elif _columns_of(geometry) == _columns_of(near):
-            start, across = self._first_pass(geometry, False, y0, y1)
+            start, across = self._first_pass(geometry, box, down=False)
             block = _means_down(across[y0 - start:y1 - start], geometry.top - y0,
                                 geometry.pitch_y, geometry.rows)
         else:
             return cell_features(self.image, geometry)
         return _cells_of(_as_levels(block), geometry)
 
-    def _first_pass(self, geometry: Geometry, down: bool, low: int, high: int
+    def _first_pass(self, geometry: Geometry, box: tuple[int, int, int, int], *, down: bool
                     ) -> tuple[int, Floats]:
         """The means down the lattice's rows (``down``) or across its columns, for at
-        least pixels ``low:high`` of the other axis, and the first pixel they cover."""
+        least the pixels of its crop ``box`` (:func:`_crop_box`) along the other axis, and
+        the first pixel they cover."""
+        x0, y0, x1, y1 = box
+        low, high = (x0, x1) if down else (y0, y1)
         lines = _rows_of(geometry) if down else _columns_of(geometry)
         kept = self._kept.get(down)
         if kept is None or kept[0] != lines or not kept[1] <= low < high <= kept[1] + len(
                 kept[2]):
-            x0, y0, x1, y1 = _crop_box(geometry)
             low, high = low - self.MARGIN, high + self.MARGIN
             if down:
                 crop = _padded_crop(self.image, low, y0, high, y1).astype(np.float32)
@@ -766,8 +768,13 @@ def _is_read_whole(geometry: Geometry) -> bool:
     Cells are shrunk by area averaging: a board between pixels as it lies, one on a pixel
     edge by cv2.resize, which takes the same areas faster. Cells smaller than CELL_SIZE
     grow by interpolation instead, so such a board is first moved onto a pixel edge."""
-    return not (_lies_between(geometry)
-                and geometry.pitch_x >= CELL_SIZE and geometry.pitch_y >= CELL_SIZE)
+    return not (_lies_between(geometry) and _shrinks(geometry))
+
+
+def _shrinks(geometry: Geometry) -> bool:
+    """Whether the lattice's cells are CELL_SIZE or more each way, and so shrunk to it by
+    area averaging; smaller cells grow by interpolation."""
+    return geometry.pitch_x >= CELL_SIZE and geometry.pitch_y >= CELL_SIZE
 
 
 def _box_means(crop: Image, start: tuple[float, float], pitch: tuple[float, float],
@@ -1097,8 +1104,7 @@ def aligned(image: Image, geometry: Geometry, skin: Skin, match: Match, *,
     reach = align_reach(geometry)
     # Cells shrunk by area averaging are matched again alone; smaller ones grow by
     # interpolation, which cell_features does over the whole lattice.
-    moved = (moved_features(image, geometry, cells, reach)
-             if min(geometry.pitch_x, geometry.pitch_y) >= CELL_SIZE else None)
+    moved = moved_features(image, geometry, cells, reach) if _shrinks(geometry) else None
     bar = ALIGN_GAIN * match.distance[cells]
     best = match
     for dx, dy in itertools.product(range(-reach, reach + 1), repeat=2):
@@ -1306,7 +1312,7 @@ def at_lines_kept(image: Image, geometry: Geometry, skin: Skin, match: Match,
     left to those two as before: at 1200x560 a flag in the second column came from 41 to
     18 there, and would then have been held to a bar a quarter under 18, which the flag
     a pixel further off does not pass."""
-    if min(geometry.pitch_x, geometry.pitch_y) < CELL_SIZE:
+    if not _shrinks(geometry):
         return match
     across, down = _line_moves(geometry, shifts)
     open_ = np.ones(len(across), bool) if settled is None else ~settled
