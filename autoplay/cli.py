@@ -390,13 +390,14 @@ def _about_screenshot(reading: vision.Reading, mines: int | None, board: Board
 
 def _screenshot_mines(reading: vision.Reading, mines: int | None, quiet: bool) -> int | None:
     """The mine count of a screenshot's board: the one given, else the count of its game's
-    level of that size for a game of fixed levels (xbomb, ace-minesweeper), said unless
-    ``quiet``."""
+    level of that size for a game of fixed levels (xbomb, ace-minesweeper), said on
+    standard error unless ``quiet`` (so that ``--layout`` prints a board alone)."""
     if mines is not None:
         return mines
     level = playbook_of(reading.skin).mines_of(reading.board.width, reading.board.height)
     if level is not None and not quiet:
-        click.echo(f"{level} mines: the {reading.skin} board's size is one of its levels")
+        click.echo(f"{level} mines: the {reading.skin} board's size is one of its levels",
+                   err=True)
     return level
 
 

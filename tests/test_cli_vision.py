@@ -411,9 +411,11 @@ def test_a_screenshot_of_a_fixed_level_is_solved_with_that_levels_mine_count(
     report = json.loads(result.stdout)
     assert report["mines"] == mines and "assumed_mines" not in report
     assert report["screenshot"]["mines_from"] == "level"
-    text = run("solve", str(SCREENSHOTS / f"{name}.png")).stdout
-    assert text.startswith(f"{mines} mines: the {name.split('/')[0]} board's size is one of "
+    said = run("solve", str(SCREENSHOTS / f"{name}.png")).stderr
+    assert said.startswith(f"{mines} mines: the {name.split('/')[0]} board's size is one of "
                            f"its levels")
+    layout = run("solve", "--layout", str(SCREENSHOTS / f"{name}.png")).stdout
+    assert str(Board.parse(layout)).count("*") == mines  # a board alone, read back as one
     given = json.loads(run("solve", "--json", "--mines", "11",
                            str(SCREENSHOTS / "xbomb/8x8-new.png")).stdout)
     assert given["mines"] == 11  # what the user says goes
