@@ -47,6 +47,7 @@ from autoplay.errors import (
     InconsistentBoard,
     OutOfTime,
     SkinError,
+    UnfittableClues,
     UnknownCells,
     plural,
 )
@@ -834,7 +835,14 @@ def nonogram_command(source: str, as_json: bool, count: bool, timeout: float | N
     group lengths per stripe, separated by spaces ('0' for an empty stripe). Exits 1 when
     no grid fits, or when --timeout runs out first.
     """
-    clues = Clues.parse(_read_text(source))
+    try:
+        clues = Clues.parse(_read_text(source))
+    except UnfittableClues as error:  # no grid: with --json, the answer of one found none
+        if not as_json:
+            raise
+        click.echo(json.dumps({"rows": error.rows, "cols": error.cols} | _grids_json([], count)
+                              | {"error": str(error)}))
+        sys.exit(1)
     size = {"rows": clues.height, "cols": clues.width}
     found: list[Grid] = []
     try:
@@ -849,17 +857,24 @@ def nonogram_command(source: str, as_json: bool, count: bool, timeout: float | N
             "solved": None, "grid": None}
         click.echo(json.dumps(size | unsettled | {"error": message}))
         sys.exit(1)
-    if count:
-        answer = ("none", "one", "several")[len(found)]
-        click.echo(json.dumps(size | {"solutions": answer}) if as_json
-                   else _SOLUTION_COUNTS[answer])
-    elif as_json:
-        grid = [[int(filled) for filled in row] for row in found[0].filled] if found else None
-        click.echo(json.dumps(size | {"solved": bool(found), "grid": grid}))
+    if as_json:
+        click.echo(json.dumps(size | _grids_json(found, count)))
+    elif count:
+        click.echo(_SOLUTION_COUNTS[("none", "one", "several")[len(found)]])
     else:
         click.echo(str(found[0]) if found else "no solution")
     if not found:
         sys.exit(1)
+
+
+def _grids_json(found: list[Grid], count: bool) -> dict[str, Any]:
+    """What ``nonogram --json`` says of the grids found (up to two with ``count``): how
+    many, or the first one's rows of 0/1."""
+    if count:
+        return {"solutions": ("none", "one", "several")[len(found)]}
+    return {"solved": bool(found),
+            "grid": [[int(filled) for filled in row] for row in found[0].filled] if found
+            else None}
 
 
 _CELL = re.compile(r"([0-9]{1,18}),([0-9]{1,18})")  # int() takes at most 4300 digits

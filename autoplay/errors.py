@@ -72,6 +72,17 @@ class NonogramFormatError(AutoplayError, ValueError):
     """
 
 
+class UnfittableClues(NonogramFormatError):
+    """Clues no grid of their size can fit: a clue longer than its stripe, or rows and
+    columns that fill different numbers of cells. An answer as much as a fault: ``--json``
+    reports it as no solution, for which ``rows`` and ``cols`` give the size.
+    """
+
+    def __init__(self, message: str, rows: int, cols: int) -> None:
+        super().__init__(message)
+        self.rows, self.cols = rows, cols
+
+
 class UnreadableImage(AutoplayError):
     """A file that is not an image, or a damaged or truncated one."""
 

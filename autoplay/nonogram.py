@@ -50,7 +50,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby, pairwise
 
-from autoplay.errors import NonogramFormatError, OutOfTime, plural
+from autoplay.errors import NonogramFormatError, OutOfTime, UnfittableClues, plural
 from autoplay.pb import PbSolver
 
 Clue = tuple[int, ...]
@@ -74,8 +74,9 @@ _STRIPE = {"rows": "row", "columns": "column"}
 class Clues:
     """The clues of a nonogram: one :data:`Clue` per row and per column.
 
-    :raises NonogramFormatError: when a clue cannot fit its stripe, or the rows and the
+    :raises UnfittableClues: when a clue cannot fit its stripe, or the rows and the
         columns do not ask for the same number of filled cells.
+    :raises NonogramFormatError: when a group is shorter than 1, or a side is 0.
     """
 
     rows: tuple[Clue, ...]
@@ -279,7 +280,9 @@ def _encode_stripe(solver: PbSolver, clue: Clue, cells: Sequence[int], free: int
 
 def _check(rows: tuple[Clue, ...], columns: tuple[Clue, ...],
            where: Callable[[str, int], str]) -> None:
-    """Raise for clues no grid of their size can fit; ``where`` names a stripe for messages."""
+    """Raise for clues no grid of their size can fit (:class:`UnfittableClues`, but for
+    an empty side or a group under 1, plain faults); ``where`` names a stripe for
+    messages."""
     if not rows or not columns:
         raise NonogramFormatError("a nonogram needs at least one row and one column")
     for stripe, clues, length, unit in (("row", rows, len(columns), "wide"),
@@ -290,12 +293,14 @@ def _check(rows: tuple[Clue, ...], columns: tuple[Clue, ...],
                                           f"least 1: {_clue_text(clue)!r}")
             need = sum(clue) + len(clue) - 1
             if need > length:
-                raise NonogramFormatError(f"{where(stripe, index)}: {_clue_text(clue)!r} needs "
-                                          f"{plural(need, 'cell')}; the grid is {length} {unit}")
+                raise UnfittableClues(f"{where(stripe, index)}: {_clue_text(clue)!r} needs "
+                                      f"{plural(need, 'cell')}; the grid is {length} {unit}",
+                                      len(rows), len(columns))
     filled_rows, filled_columns = sum(map(sum, rows)), sum(map(sum, columns))
     if filled_rows != filled_columns:
-        raise NonogramFormatError(f"the row clues fill {plural(filled_rows, 'cell')} but the "
-                                  f"column clues fill {filled_columns}, so no grid fits both")
+        raise UnfittableClues(f"the row clues fill {plural(filled_rows, 'cell')} but the "
+                              f"column clues fill {filled_columns}, so no grid fits both",
+                              len(rows), len(columns))
 
 
 def _parse_clue(number: int, line: str) -> Clue:

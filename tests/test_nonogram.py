@@ -171,6 +171,24 @@ def test_impossible_clues_are_reported_with_exit_1() -> None:
     assert (code, json.loads(out)) == (1, {"rows": 2, "cols": 2, "solved": False, "grid": None})
 
 
+@pytest.mark.parametrize(("clues", "size", "error"), [
+    ("rows:\n1\n0\ncolumns:\n0\n0\n", {"rows": 2, "cols": 2},
+     "the row clues fill 1 cell but the column clues fill 0, so no grid fits both"),
+    ("rows:\n3\ncolumns:\n1\n1\n", {"rows": 1, "cols": 2},
+     "line 2 (row 1): '3' needs 3 cells; the grid is 2 wide")])
+def test_clues_no_grid_of_their_size_fits_are_no_solution_in_json(
+        clues: str, size: dict[str, int], error: str) -> None:
+    """Found before any search, they are told in one line, and ``--json`` reports them as
+    a search that found no grid would, so that a script reads every unsolvable puzzle the
+    same way."""
+    assert run("-", stdin=clues) == (1, "", f"Error: {error}\n")
+    code, out, _ = run("--json", "-", stdin=clues)
+    assert (code, json.loads(out)) == (1, size | {"solved": False, "grid": None,
+                                                  "error": error})
+    code, out, _ = run("--count", "--json", "-", stdin=clues)
+    assert (code, json.loads(out)) == (1, size | {"solutions": "none", "error": error})
+
+
 HARD = random_clues(60, 1)
 """The clues of a random 60 x 60 picture: Z3 ran past 600 s on them."""
 
