@@ -119,6 +119,10 @@ class SkinError(AutoplayError):
     """A skin that is not installed, cannot be loaded, or cannot be learned."""
 
 
+class WorkersFailed(AutoplayError):
+    """The processes that play games side by side could not be started."""
+
+
 class DesktopError(AutoplayError):
     """The X server or a game did not start, or its window did not appear in time."""
 

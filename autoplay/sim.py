@@ -22,6 +22,7 @@ import random
 import re
 import signal
 import sys
+import warnings
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -40,7 +41,7 @@ from autoplay.board import (
     three_bv,
 )
 from autoplay.deduction import deduce, find_layout
-from autoplay.errors import plural
+from autoplay.errors import WorkersFailed, plural
 from autoplay.pb import stops_held
 from autoplay.player import (
     MAX_SIDE,
@@ -344,9 +345,16 @@ def map_seeds(play_one: Callable[[int], _T], seeds: Iterable[int], *, workers: i
     # Fresh processes rather than forks: the parent may already run Z3 or a progress thread.
     context = multiprocessing.get_context("spawn")
     with contextlib.ExitStack() as stack:
-        with _starting_workers():
-            pool = stack.enter_context(context.Pool(
-                workers, initializer=_start_worker, initargs=(os.getpid(), setup)))
+        try:
+            with _starting_workers(), warnings.catch_warnings():
+                # a tracker that dies as it starts is told as the error below, in one line
+                warnings.filterwarnings("ignore", "resource_tracker", UserWarning)
+                pool = stack.enter_context(context.Pool(
+                    workers, initializer=_start_worker, initargs=(os.getpid(), setup)))
+        except OSError as error:  # Click would take a broken pipe for a reader gone
+            raise WorkersFailed(f"cannot start {workers} worker processes: "
+                                f"{error.strerror or error} (--workers 1 plays in this one)"
+                                ) from error
         results = pool.imap_unordered(play_one, seeds)
         try:
             yield from results

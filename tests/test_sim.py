@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import multiprocessing.context
 import random
 import re
 import time
@@ -281,3 +283,19 @@ def test_verbose_sim_logs_each_game_from_every_worker(tmp_path: Path) -> None:
     _, err = process.communicate(timeout=120)
     ended = [line for line in err.splitlines() if line.startswith("INFO autoplay.player: game")]
     assert process.returncode == 0 and len(ended) == 4
+
+
+def test_workers_that_cannot_start_are_one_error_line(
+        monkeypatch: pytest.MonkeyPatch, stats_path: Path) -> None:
+    """A pool whose pipes break as it starts (its resource tracker died, as it did for a
+    user without a readable home) raises a broken pipe, which Click alone takes for a
+    reader of standard output gone and ends without a word."""
+    def broken(*args: object, **kwargs: object) -> None:
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    monkeypatch.setattr(multiprocessing.context.SpawnContext, "Pool", broken)
+    result = CliRunner().invoke(cli, ["sim", "--preset", "beginner", "--games", "3",
+                                      "--workers", "2", "--quiet", "--db", str(stats_path)])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == ("Error: cannot start 2 worker processes: Broken pipe "
+                             "(--workers 1 plays in this one)\n")
