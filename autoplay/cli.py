@@ -1174,7 +1174,9 @@ def skin_group() -> None:
 @click.option("--board", "board_path", required=True, type=click.Path(),
               help="The true board shown in IMAGE, as a text board.")
 @click.option("--name", required=True, help="The new skin's name (letters, digits, '-', '_').")
-def learn_command(image: str, board_path: str, name: str) -> None:
+@click.option("--replace", is_flag=True,
+              help="Put it in place of an installed skin of that name (shipped or learned).")
+def learn_command(image: str, board_path: str, name: str, replace: bool) -> None:
     """Learn a new skin from one screenshot of a game and its true board.
 
     Every look of every cell state in the screenshot becomes a template; afterwards
@@ -1182,6 +1184,11 @@ def learn_command(image: str, board_path: str, name: str) -> None:
     """
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
         raise click.BadParameter(f"{name!r} is not a plain name", param_hint="'--name'")
+    installed = vision.skin_folders().get(name)
+    if installed is not None and not replace:  # a shipped game's skin, or a learned one
+        raise click.BadParameter(f"a skin called {name!r} is installed, in {installed} "
+                                 f"(--replace puts the new one in its place)",
+                                 param_hint="'--name'")
     if image == board_path == "-":
         raise click.UsageError("IMAGE and --board cannot both be standard input ('-')")
     board = Board.parse(_read_text(board_path))
@@ -1190,7 +1197,8 @@ def learn_command(image: str, board_path: str, name: str) -> None:
     skin.save(folder)
     labels = skin.labels()
     click.echo(f"learned skin {name!r} ({len(skin.templates)} templates of "
-               f"{len(labels)} looks: {', '.join(labels)}) in {folder}")
+               f"{len(labels)} looks: {', '.join(labels)}) in {folder}"
+               + ("" if installed is None else f", in place of the one in {installed}"))
 
 
 @skin_group.command("list")

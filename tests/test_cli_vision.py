@@ -19,7 +19,7 @@ from autoplay.board import Board, Cell
 from autoplay.cli import cli
 from autoplay.errors import UnreadableImage
 from autoplay.locate import locate_board
-from autoplay.vision import SHIPPED_SKINS, decode_image, load_skins
+from autoplay.vision import SHIPPED_SKINS, decode_image, load_skins, skin_folders
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "fixtures" / "screenshots"
 MID = SCREENSHOTS / "sgt-mines" / "16x16-mid.png"
@@ -339,6 +339,30 @@ def test_learn_a_skin_then_read_with_it(learned_skins: Path) -> None:
     listed = run("skin", "list").stdout.splitlines()
     assert f"my-game\t{learned_skins / 'my-game'}" in listed
     assert f"sgt-mines\t{SHIPPED_SKINS / 'sgt-mines'}" in listed
+
+
+@pytest.mark.parametrize("name", ["sgt-mines", "my-game"])
+def test_learning_a_skin_under_a_name_installed_needs_replace(learned_skins: Path,
+                                                              name: str) -> None:
+    """A shipped skin or one learned before is put aside only when asked: learned from
+    another game under its name, it stops that game's screenshots being read."""
+    image = SCREENSHOTS / "xdemineur" / "30x16-lost.png"
+    learn = ("skin", "learn", str(image), "--board", str(image).replace(".png", ".board.txt"),
+             "--name", name)
+    if name == "my-game":
+        assert run(*learn).exit_code == 0
+    installed = skin_folders()[name]
+    refused = run(*learn)
+    assert (refused.exit_code, refused.stdout) == (2, "")
+    assert refused.stderr == (f"Error: Invalid value for '--name': a skin called {name!r} is "
+                              f"installed, in {installed} (--replace puts the new one in its "
+                              f"place) (see 'autoplay skin learn --help')\n")
+    assert skin_folders()[name] == installed
+    replaced = run(*learn, "--replace")
+    assert replaced.exit_code == 0, replaced.stderr
+    assert replaced.stdout.endswith(f") in {learned_skins / name}, in place of the one in "
+                                    f"{installed}\n")
+    assert skin_folders()[name] == learned_skins / name
 
 
 def test_a_learned_skin_that_cannot_be_loaded_is_left_out(learned_skins: Path,
