@@ -462,11 +462,13 @@ def _read_text(source: str) -> str:
 
 def _read_screenshot(data: bytes, source: str, skin_name: str | None, allow_unknown: bool
                      ) -> tuple[vision.Image, vision.Reading] | None:
-    """The image and what it reads as, when ``data`` is an image file (by its first bytes).
+    """The image and what it reads as, when ``data`` is an image file (by its first bytes,
+    or its name: a file named as an image that holds none is told so, not read as a text
+    board whose first character is no cell).
 
     :raises UnknownCells: when cells are not recognised and ``allow_unknown`` is not set.
     """
-    if not vision.is_image(data):
+    if not vision.is_image(data) and not source.lower().endswith(vision.IMAGE_SUFFIXES):
         return None
     image = _decode_image(data, source)
     reading = locate.read_screenshot(image, vision.load_skins(skin_name))

@@ -519,6 +519,10 @@ _MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"BM", b"GIF87a", b"GIF89a", b"
           b"MM\x00*")
 
 
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
+"""The file name endings of the formats :func:`is_image` knows."""
+
+
 def is_image(data: bytes) -> bool:
     """True when ``data`` starts like an image file (PNG, JPEG, BMP, GIF, TIFF or WebP).
 

@@ -277,6 +277,12 @@ def test_a_file_that_is_not_an_image_is_one_error_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["read", "-"], input=b"hello", prog_name="autoplay")
     assert result.stderr == ("Error: standard input is not an image (not PNG, JPEG, BMP, GIF, "
                              "TIFF or WebP data)\n")
+    named = tmp_path / "shot.PNG"  # named as an image: told so, not as a faulty text board
+    named.write_text("hello\n")
+    result = run("solve", str(named))
+    assert result.exit_code == 1
+    assert result.stderr == (f"Error: {named} is not an image (not PNG, JPEG, BMP, GIF, TIFF "
+                             "or WebP data)\n")
 
 
 @pytest.mark.parametrize(("picture", "why"), [
