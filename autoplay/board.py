@@ -158,7 +158,10 @@ class Board:
                 continue
             header = _MINES_LINE.match(line.strip())
             if header:
-                if rows or header_mines is not None:
+                if header_mines is not None:
+                    raise BoardFormatError(f"line {number}: a second 'mines:' line (a board "
+                                           f"has one, before its rows)")
+                if rows:
                     raise BoardFormatError(f"line {number}: 'mines:' must be the first line")
                 if not _WHOLE_NUMBER.fullmatch(header.group(1)):
                     raise BoardFormatError(f"line {number}: the mine count must be a whole "

@@ -66,6 +66,7 @@ MAX_SIDE = 200
 the cells, past a gigabyte for 500 x 500 clues that allow many grids."""
 
 _HEADER = re.compile(r"\s*(rows|columns)\s*:\s*$", re.IGNORECASE)
+_HEADER_WITH_CLUES = re.compile(r"\s*(rows|columns)\s*:", re.IGNORECASE)
 _NUMBERS = re.compile(r"[0-9]+(\s+[0-9]+)*")
 _STRIPE = {"rows": "row", "columns": "column"}
 
@@ -101,12 +102,13 @@ class Clues:
     def parse(cls, text: str) -> Clues:
         """Parse the text format (see the module docstring).
 
-        :raises NonogramFormatError: naming the line of the first fault.
+        :raises NonogramFormatError: naming the line of the first fault (an
+            :class:`~autoplay.errors.UnfittableClues` for clues no grid of their size fits).
 
         >>> Clues.parse("rows:\\n3\\ncolumns:\\n1\\n1")
         Traceback (most recent call last):
         ...
-        autoplay.errors.NonogramFormatError: line 2 (row 1): '3' needs 3 cells; the grid is 2 wide
+        autoplay.errors.UnfittableClues: line 2 (row 1): '3' needs 3 cells; the grid is 2 wide
         """
         headers: dict[str, int] = {}
         sections: dict[str, list[tuple[int, str]]] = {}
@@ -120,6 +122,10 @@ class Clues:
                                               f"(the first starts at line {headers[kind]})")
                 headers[kind] = number
                 section = sections[kind] = []
+            elif _HEADER_WITH_CLUES.match(line):
+                raise NonogramFormatError(f"line {number}: clues go on the lines after "
+                                          f"'{line.split(':')[0].strip()}:', one line a "
+                                          f"stripe: {line.strip()!r}")
             elif section is not None:
                 section.append((number, line.strip()))
             elif line.strip():

@@ -85,6 +85,8 @@ def test_the_prolog_articles_format_parses() -> None:
     (f"mines: {'9' * 5000}\n..", ("line 1: the mine count must be a whole number of at most "
                                  f"18 digits: 'mines: {'9' * 53}...'")),
     ("..\nmines: 3", "line 2: 'mines:' must be the first line"),
+    ("mines: 1\nmines: 2\n1.", ("line 2: a second 'mines:' line (a board has one, before its "
+                             "rows)")),
 ])
 def test_format_errors_name_the_line_and_column(text: str, message: str) -> None:
     with pytest.raises(BoardFormatError) as error:

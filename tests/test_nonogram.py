@@ -264,6 +264,10 @@ def test_count_out_of_time_after_one_solution_says_what_it_found(
     ("rows:\n-1\ncolumns:\n1\n", "line 2: a clue is whole numbers separated by spaces: '-1'"),
     ("rows:\n0 1\ncolumns:\n1\n", "line 2: 0 stands alone, for an empty stripe: '0 1'"),
     ("1\nrows:\n1\ncolumns:\n1\n", "line 1: clues before any 'rows:' or 'columns:' line: '1'"),
+    ("rows: 1\ncolumns: 1\n", ("line 1: clues go on the lines after 'rows:', one line a stripe: "
+                             "'rows: 1'")),
+    ("rows:\n1\nColumns: 1\n", ("line 3: clues go on the lines after 'Columns:', one line a "
+                               "stripe: 'Columns: 1'")),
     ("rows:\n1\n", "no 'columns:' section"),
     ("", "no 'rows:' section"),
     ("rows:\n\n\ncolumns:\n1\n", "line 1: the 'rows:' section has no clue lines"),
