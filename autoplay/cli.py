@@ -554,8 +554,9 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_od
     console.print(_render(board, deduction))
     console.print(_summary(board, deduction), soft_wrap=piped)
     if guess is not None:
+        given = "" if assumed is None else f" if the board holds {plural(assumed, 'mine')}"
         console.print(f"nothing is proven safe: the best guess is {_cell_list({guess.cell})}, "
-                      f"a mine with probability {_percent(guess.probability)} "
+                      f"a mine with probability {_percent(guess.probability)}{given} "
                       f"({_WHY.get(guess.reason, guess.reason)}"
                       f"{'' if guess.exact else ', estimated'})", soft_wrap=piped)
     if odds is not None:
