@@ -1329,14 +1329,19 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
                     strategy=strategy)
 
     with StatsStore(path, make_folder=db is None) as store:
-        for record in play_screen_games(game, games, one):
-            store.record(record)
-            records.append(record)
-            if not quiet:
-                click.echo(f"game {len(records)}: {'won' if record.won else 'lost'} "
-                           f"{record.width}x{record.height} in {record.seconds:.2f} s, "
-                           f"{plural(record.clicks, 'click')}, "
-                           f"{plural(len(record.guesses), 'guess', 'guesses')}", err=True)
+        try:
+            for record in play_screen_games(game, games, one):
+                with stops_held():  # so that the count below is the games recorded
+                    store.record(record)
+                    records.append(record)
+                if not quiet:
+                    click.echo(f"game {len(records)}: {'won' if record.won else 'lost'} "
+                               f"{record.width}x{record.height} in {record.seconds:.2f} s, "
+                               f"{plural(record.clicks, 'click')}, "
+                               f"{plural(len(record.guesses), 'guess', 'guesses')}", err=True)
+        except KeyboardInterrupt:  # said before the stop's own word, as sim says it
+            click.echo(f"{plural(len(records), 'game')} finished, recorded in {path}", err=True)
+            raise
     if not quiet:
         click.echo(f"recorded in {path}", err=True)
     return records

@@ -715,8 +715,9 @@ def test_ctrl_c_keeps_the_finished_games(xvfb: str, tmp_path: Path) -> None:
         _, err = process.communicate(timeout=30)
     assert says_board_found(lines[0], area, 9, 9)
     assert lines[1].startswith("game 1: won 9x9")
-    assert process.returncode == 130 and err.endswith("Interrupted\n")
     games = list(StatsStore(path).games())
+    assert process.returncode == 130 and err.endswith(
+        f"{plural(len(games), 'game')} finished, recorded in {path}\nInterrupted\n"), err
     assert 1 <= len(games) < 20 and all(g.width == 9 and g.mines == 10 for g in games)
 
 
@@ -772,11 +773,13 @@ def test_a_stopped_demo_keeps_its_recording(tmp_path: Path,
         _, err = process.communicate(timeout=60)
     assert first.startswith("game 1: "), first
     assert process.returncode == 130
-    assert err.endswith(f"the moves played are saved to {gif}\nInterrupted\n"), err
+    kept = len(list(StatsStore(tmp_path / "s.sqlite3").games()))
+    assert err.endswith(f"{plural(kept, 'game')} finished, recorded in {tmp_path / 's.sqlite3'}"
+                        f"\nthe moves played are saved to {gif}\nInterrupted\n"), err
     from PIL import Image
     with Image.open(gif) as picture:
         assert picture.n_frames > 4
-    assert 1 <= len(list(StatsStore(tmp_path / "s.sqlite3").games())) < 50
+    assert 1 <= kept < 50
 
 
 def test_a_demo_killed_outright_leaves_no_server_or_game_behind(
