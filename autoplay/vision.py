@@ -539,6 +539,8 @@ def decode_image(data: bytes, name: str = "image") -> Image:
         or one whose header claims more pixels than OpenCV decodes (a few bytes can claim
         a gigapixel).
     """
+    if not data:
+        raise UnreadableImage(f"{name} is empty, not an image")
     if not is_image(data):
         raise UnreadableImage(f"{name} is not an image (not PNG, JPEG, BMP, GIF, TIFF or "
                               f"WebP data)")

@@ -277,6 +277,8 @@ def test_a_file_that_is_not_an_image_is_one_error_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["read", "-"], input=b"hello", prog_name="autoplay")
     assert result.stderr == ("Error: standard input is not an image (not PNG, JPEG, BMP, GIF, "
                              "TIFF or WebP data)\n")
+    result = CliRunner().invoke(cli, ["read", "-"], input=b"", prog_name="autoplay")
+    assert result.stderr == "Error: standard input is empty, not an image\n"
     named = tmp_path / "shot.PNG"  # named as an image: told so, not as a faulty text board
     named.write_text("hello\n")
     result = run("solve", str(named))
