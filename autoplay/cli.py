@@ -952,7 +952,17 @@ def _summary_in_words(summary: Summary) -> str:
             f"{summary.guesses_per_game:.2f} guesses per game\n"
             f"{1000 * summary.median_seconds:.1f} ms per game (median), "
             f"{1000 * summary.seconds_per_game:.1f} ms mean"
-            + ("" if speed is None else f", {speed:.0f} 3BV/s in won games"))
+            + ("" if speed is None else f", {_speed_text(speed)} 3BV/s in won games"))
+
+
+def _speed_text(speed: float) -> str:
+    """3BV/s in whole numbers, but two figures under 10: a game of a huge board, its whole
+    3BV a few clicks, makes well under one a second.
+
+    >>> _speed_text(123.4), _speed_text(3.44), _speed_text(0.0432)
+    ('123', '3.4', '0.043')
+    """
+    return f"{speed:.0f}" if speed >= 10 else f"{speed:.2g}"
 
 
 def _cores() -> int:
@@ -1029,7 +1039,7 @@ def _summary_table(summaries: list[Summary], title: str) -> Table:
         table.add_row(c.source, c.board, c.rules, c.opening, c.strategy, str(s.games),
                       f"{100 * s.win_rate:.1f}%", _win_interval(s), f"{s.guesses_per_game:.2f}",
                       f"{1000 * s.median_seconds:.1f}", f"{1000 * s.seconds_per_game:.1f}",
-                      "" if speed is None else f"{speed:.0f}")
+                      "" if speed is None else _speed_text(speed))
     return table
 
 
