@@ -11,6 +11,7 @@ adds 100 ms per click). The recipes behind each game's settings are in the share
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import select
@@ -28,7 +29,7 @@ import mss
 import numpy as np
 import numpy.typing as npt
 
-from autoplay.errors import DesktopError
+from autoplay.errors import DesktopError, DisplayLost
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,11 +196,11 @@ class Capture:
 
     def __init__(self, display: str | None = None) -> None:
         """:raises DesktopError: when the display cannot be reached."""
+        self.display = display or os.environ.get("DISPLAY")
         try:
             self._screen = mss.MSS(display=display)
         except mss.exception.ScreenShotError as error:
-            raise DesktopError(f"cannot reach display {display or os.environ.get('DISPLAY')}: "
-                               f"{error}") from None
+            raise DesktopError(f"cannot reach display {self.display}: {error}") from None
 
     def __enter__(self) -> Self:
         return self
@@ -209,8 +210,9 @@ class Capture:
         self.close()
 
     def close(self) -> None:
-        """Close the connection."""
-        self._screen.close()
+        """Close the connection (one the server has dropped too)."""
+        with contextlib.suppress(mss.exception.ScreenShotError):
+            self._screen.close()
 
     def monitors(self) -> list[Region]:
         """Every monitor, as mss numbers them: 0 is all of them together, then each one."""
@@ -218,9 +220,16 @@ class Capture:
                 for m in self._screen.monitors]
 
     def grab(self, region: Region) -> Image:
-        """A region of the screen as a BGR array (mss gives BGRA)."""
-        shot = self._screen.grab({"left": region.left, "top": region.top,
-                                  "width": region.width, "height": region.height})
+        """A region of the screen as a BGR array (mss gives BGRA).
+
+        :raises DisplayLost: when the display's server has gone.
+        """
+        try:
+            shot = self._screen.grab({"left": region.left, "top": region.top,
+                                      "width": region.width, "height": region.height})
+        except (mss.exception.ScreenShotError, AssertionError):  # mss 10 asserts that a
+            # reply came, and none comes once the server is gone
+            raise DisplayLost(self.display) from None
         return np.ascontiguousarray(np.asarray(shot)[:, :, :3])
 
     def still(self, region: Region, *, interval: float = 0.05, timeout: float = 3.0) -> Image:

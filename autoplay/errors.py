@@ -132,6 +132,13 @@ class WindowLost(DesktopError):
     so the bot stopped rather than click blind."""
 
 
+class DisplayLost(DesktopError):
+    """The X display stopped answering while in use: its server ended."""
+
+    def __init__(self, display: str | None) -> None:
+        super().__init__(f"the display {display} stopped answering (has its X server ended?)")
+
+
 class FailSafeStop(AutoplayError):
     """The person at the screen moved the pointer to a corner: pyautogui's fail-safe
     stopped the bot before its next action."""

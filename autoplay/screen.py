@@ -45,6 +45,7 @@ from autoplay.desktop import Capture, Region, xdotool
 from autoplay.errors import (
     BoardCut,
     DesktopError,
+    DisplayLost,
     FailSafeStop,
     InconsistentBoard,
     NoBoardFound,
@@ -327,13 +328,18 @@ class Screen:
         action, stops the run.
 
         :raises FailSafeStop: when the pointer is in a screen corner.
+        :raises DisplayLost: when the display's server has gone.
         """
         gui = _pyautogui(self.display)
+        from Xlib.error import ConnectionClosedError  # pyautogui's X connection, so loaded
+
         try:
             action(gui)
         except gui.FailSafeException:
             raise FailSafeStop("stopped: the mouse is in a screen corner (pyautogui's "
                                "fail-safe): move it away to play") from None
+        except ConnectionClosedError:
+            raise DisplayLost(self.display) from None
 
 
 # --- A game on the screen --------------------------------------------------------------------

@@ -29,7 +29,7 @@ from autoplay import desktop
 from autoplay.board import EXPLODED, UNKNOWN, Board, Cell, three_bv
 from autoplay.cli import cli
 from autoplay.deduction import deduce
-from autoplay.desktop import LEVELS, GameWindow, Region, launch_game, xdotool
+from autoplay.desktop import LEVELS, GameWindow, Region, VirtualDisplay, launch_game, xdotool
 from autoplay.errors import (
     BoardCut,
     DesktopError,
@@ -719,6 +719,28 @@ def test_ctrl_c_keeps_the_finished_games(xvfb: str, tmp_path: Path) -> None:
     assert process.returncode == 130 and err.endswith(
         f"{plural(len(games), 'game')} finished, recorded in {path}\nInterrupted\n"), err
     assert 1 <= len(games) < 20 and all(g.width == 9 and g.mines == 10 for g in games)
+
+
+def test_a_display_that_ends_mid_run_is_one_error_line(tmp_path: Path) -> None:
+    """Its X server gone, mss's next grab finds no reply (mss 10 asserts one came): one
+    line, and the games finished before kept."""
+    path = tmp_path / "s.sqlite3"
+    with VirtualDisplay() as display:
+        window = launch_game("sgt-mines", display.name, ["9x9n10"])
+        process = run_autoplay("play", "--games", "50", "--mines", "10", "--db", str(path),
+                               display=display.name)
+        assert process.stderr is not None
+        first = ""
+        while not first.startswith("game 1: "):
+            ready, _, _ = select.select([process.stderr], [], [], 60)
+            first = process.stderr.readline() if ready else "game 1: none in 60 s"
+        display.close()
+    _, err = process.communicate(timeout=60)
+    window.close()
+    assert (process.returncode, err.splitlines()[-1]) == (
+        1, f"Error: the display {display.name} stopped answering (has its X server ended?)")
+    assert "Traceback" not in err
+    assert 1 <= len(list(StatsStore(path).games())) < 50
 
 
 def run_demo(*arguments: str) -> subprocess.CompletedProcess[str]:
