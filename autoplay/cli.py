@@ -1364,7 +1364,8 @@ def _window_size(ctx: click.Context, param: click.Parameter,
         return None
     match = re.fullmatch(r"(\d{3,4})x(\d{3,4})", value)
     if match is None or not all(100 <= int(n) <= 8192 for n in match.groups()):
-        raise click.BadParameter(f"expected WxH in pixels such as 1440x868, got {value!r}")
+        raise click.BadParameter(f"expected WxH in pixels such as 1440x868, each from 100 to "
+                                 f"8192, got {value!r}")
     return int(match[1]), int(match[2])
 
 
