@@ -253,6 +253,7 @@ def _order(c: Configuration) -> tuple[str, bool, int, int, bool, tuple[int, ...]
 def plot(games: Sequence[GameRecord], path: str | Path) -> None:
     """Draw the win rate of each configuration with its interval, beside how long its won
     and lost games ran (in clicks and in seconds), and save it as an image at ``path``.
+    ``games`` are the first plays of their deals (:func:`first_plays`), as the title says.
 
     :raises AutoplayError: when the file cannot be written.
     """
@@ -321,8 +322,8 @@ def plot(games: Sequence[GameRecord], path: str | Path) -> None:
     figure.legend(handles=[Patch(color=won_colour, label="games won"),
                            Patch(color=lost_colour, label="games lost")],
                   loc="outside upper right", ncols=2, fontsize=9, frameon=False)
-    figure.suptitle(f"autoplay: {len(games):,} recorded games", x=0.01, ha="left",
-                    fontsize=12, fontweight="bold")
+    figure.suptitle(f"autoplay: {len(games):,} games (a replayed deal counted once)",
+                    x=0.01, ha="left", fontsize=12, fontweight="bold")
     try:
         figure.savefig(path, dpi=110)
     except OSError as error:
