@@ -768,8 +768,9 @@ def _print_count(count: int, limit: int, as_json: bool,
 def bench_command(suites: tuple[str, ...], repeat: int, as_json: bool) -> None:
     """Time the deducer (and other parts) against reference methods, in one run.
 
-    Speeds are medians, and each is compared with a reference timed on the same items in
-    the same run, so the ratio holds on a busy machine where absolute times do not.
+    Speeds are medians, each compared with a reference timed on the same items in the same
+    run where there is one, so the ratio holds on a busy machine where absolute times do
+    not; a row without one (a screen at 150%, which only autoplay reads) gives its time.
     """
     results = benchmarks.run(tuple(dict.fromkeys(suites)) or tuple(benchmarks.SUITES),
                              repeat=repeat)  # each suite once, however often it is named
