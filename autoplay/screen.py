@@ -150,6 +150,9 @@ class Playbook:
     flags_to_win: bool = False
     """The game calls a game won only once every mine is flagged, not when every safe cell
     is open: the bot then flags the cells left, which are all mines."""
+    flags_when_won: bool = False
+    """The game flags every mine once a game is won: a board that looks won and keeps
+    covered cells is not (a mine count too high), whatever the sign's pictures match."""
     marks_loss: bool = False
     """At a loss the game draws over the cells opened before (xbomb's green lines, through
     which a 5 can read as a 0, or as nothing): the mine gone off under the bot's click
@@ -168,7 +171,7 @@ PLAYBOOKS: dict[str, Playbook] = {
     # mine count when the game was started from parameters (9x9n10), not from a game ID.
     "sgt-mines": Playbook("opening", StatusText((("won", "sgt-mines/signs/won.png"),
                                                  ("lost", "sgt-mines/signs/lost.png"))),
-                          new_game=("n",), shows_mines=False),
+                          new_game=("n",), shows_mines=False, flags_when_won=True),
     # After a win or a loss Ctrl+R starts the same size again with no question asked.
     "gnome-mines": Playbook("opening", Dialog("^Congratulations"), new_game=("ctrl+r",),
                             hover=True),
@@ -742,6 +745,14 @@ class ScreenGame:
         x0, _, x1, _ = self.geometry.box()
         return seen.height == region.height and seen.width >= min(region.width, x1 - x0)
 
+    def _left_covered(self) -> bool:
+        """Whether a game that flags every mine when won (:attr:`Playbook.flags_when_won`)
+        still shows covered cells: then it is not won."""
+        if not self.playbook.flags_when_won:
+            return False
+        reading = self._read(self._settled(self._grab()))
+        return reading.is_complete() and bool(reading.board.unknown_cells())
+
     def _finish(self, timeout: float = 3.0) -> None:
         """Wait until the game shows its end its own way (its status words, its face, its
         dialog, which is then closed), and keep the board as finally drawn.
@@ -776,7 +787,7 @@ class ScreenGame:
                 time.sleep(0.02)
         self._sign_read |= self.sign_seen
         if sign is not None and not self.sign_seen:
-            if self._outcome == "won" and self._sign_on_screen():
+            if self._outcome == "won" and (self._sign_on_screen() or self._left_covered()):
                 counted = "" if self.mines is None else f" with {self.mines} mines"
                 raise DesktopError(f"the board looks won{counted}, but {self.skin.name} did "
                                    f"not say so within {timeout} s: "
