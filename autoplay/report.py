@@ -250,6 +250,10 @@ def _order(c: Configuration) -> tuple[str, bool, int, int, bool, tuple[int, ...]
             c.first_click != "safe", tuple(c.first_cell or ()), c.strategy)
 
 
+_FEW = 5
+"""Fewer won (or lost) games of a configuration than this are drawn one by one too."""
+
+
 def plot(games: Sequence[GameRecord], path: str | Path) -> None:
     """Draw the win rate of each configuration with its interval, beside how long its won
     and lost games ran (in clicks and in seconds), and save it as an image at ``path``.
@@ -315,6 +319,10 @@ def plot(games: Sequence[GameRecord], path: str | Path) -> None:
                 box.set(facecolor=colour, alpha=0.8, edgecolor="black", linewidth=0.8)
             for median in parts["medians"]:
                 median.set(color="black", linewidth=1.4)
+            for i in present:  # a box of so few games is a line: each is a dot of its colour
+                if len(data[i]) < _FEW:
+                    axes.scatter(data[i], [i + offset] * len(data[i]), s=30, color=colour,
+                                 edgecolors="black", linewidths=0.6, zorder=3)
         axes.set_xlabel(f"{unit}\n(box: the middle half of the games; line: median)")
         axes.set_title(title, loc="left", fontweight="bold")
         axes.grid(axis="x", alpha=0.3)

@@ -9,6 +9,8 @@ import math
 import random
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -19,6 +21,7 @@ from autoplay.report import (
     Configuration,
     compare,
     first_plays,
+    plot,
     summarize,
     wilson_interval,
 )
@@ -131,6 +134,19 @@ def test_stats_table_and_plot(stats_path: Path, tmp_path: Path) -> None:
         ["simulator", "9x9/10", "kaboom", "safe at (0, 0)", "lookahead", "1", "100.0%"]]
     assert result.output.endswith(f"plot saved to {image}\n")
     assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_single_game_is_drawn_in_the_colour_of_its_result(tmp_path: Path) -> None:
+    """A box of one game is a black line, won or lost alike: it gets a dot of its colour
+    in each panel of lengths (beside the legend's patch, the only lost colour a won game's
+    plot shows)."""
+    def lost_pixels(won: bool) -> int:
+        path = tmp_path / f"{won}.png"
+        plot([_game(won)], path)
+        image = cv2.imread(str(path))
+        return int(np.all(np.abs(image.astype(int) - (81, 111, 231)) < 20, axis=2).sum())
+
+    assert lost_pixels(False) > lost_pixels(True) + 2 * 20  # two dots, each 20 pixels or more
 
 
 def test_stats_fits_the_terminal(stats_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
