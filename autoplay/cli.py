@@ -361,13 +361,15 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
     elif layout:
         _print_layout(board, as_json, find_layout(board), about)
     else:
-        deduction, guess = _print_deduction(
-            board, timeout, as_json, odds, " (--ignore-flags reads every flag as unopened)",
-            about)
-        if annotate and screenshot:
-            _write_image(annotate, draw_deduction(
-                screenshot[0], screenshot[1].geometry, deduction,
-                None if guess is None else (guess.cell, float(guess.probability))))
+        def annotation(deduction: Deduction, guess: Guess | None) -> None:
+            if annotate and screenshot:
+                _write_image(annotate, draw_deduction(
+                    screenshot[0], screenshot[1].geometry, deduction,
+                    None if guess is None else (guess.cell, float(guess.probability))))
+
+        _print_deduction(board, timeout, as_json, odds,
+                         " (--ignore-flags reads every flag as unopened)", about,
+                         before=annotation)
 
 
 def _same_file(path: Path, other: str) -> bool:
@@ -520,11 +522,12 @@ def _write_image(path: Path, image: vision.Image) -> None:
 
 
 def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_odds: bool,
-                     flags_remedy: str = "", about: Mapping[str, Any] | None = None
-                     ) -> tuple[Deduction, Guess | None]:
+                     flags_remedy: str = "", about: Mapping[str, Any] | None = None, *,
+                     before: Callable[[Deduction, Guess | None], None] | None = None) -> None:
     """Print what is proven and, when nothing is safe, the best guess and its odds;
     ``flags_remedy`` follows the names of wrong flags, and ``about`` adds to a JSON report
-    (see :func:`_about_screenshot`)."""
+    (see :func:`_about_screenshot`). ``before`` takes the answer before a word is printed:
+    the --annotate image is then written even when the reader goes (``| head``)."""
     try:
         deduction = deduce(board, timeout=timeout)
         guessing = _needs_guess(board, deduction)
@@ -535,6 +538,8 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_od
     except InconsistentBoard as error:
         _fail_inconsistent(board, _inconsistency(board, error, flags_remedy), as_json, about)
     assumed = None if guessed is board else guessed.mines
+    if before is not None:
+        before(deduction, guess)
     if as_json:
         report = _json_report(board, deduction)
         if assumed is not None:
@@ -546,7 +551,7 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_od
             report["odds"] = [[*cell, float(p)] for cell, p in odds.probabilities.items()]
             report["odds_exact"] = odds.exact
         _echo_report(report, about)
-        return deduction, guess
+        return
     # soft_wrap: a row wider than the terminal, or than 80 columns in a pipe, stays one line;
     # in a terminal the sentences wrap between words, not wherever the terminal cuts them
     console = Console(highlight=False, soft_wrap=True)
@@ -568,7 +573,6 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_od
         console.print(f"the mine count is not known, so the guess and odds take it as "
                       f"{assumed} ({_assumption(board, assumed)}): give the game's own count "
                       f"with --mines N, or a first line 'mines: N'", soft_wrap=piped)
-    return deduction, guess
 
 
 def _assumption(board: Board, assumed: int) -> str:
@@ -1283,24 +1287,28 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
         if dry_run:
             board = game.observe()
             first = game.first_cell if board.is_new() else None
+
+            def annotation(deduction: Deduction, move: tuple[Cell, float] | None) -> None:
+                if annotate:  # before the output, which a reader can stop (| head)
+                    _write_image(annotate, draw_deduction(game.frame, game.local_geometry(),
+                                                          deduction, move))
+
             nothing = Deduction(frozenset(), frozenset())
             if game.outcome != "playing":
-                deduction, move = nothing, None
-                Console(highlight=False, soft_wrap=True).print(_render(board, deduction))
+                annotation(nothing, None)
+                Console(highlight=False, soft_wrap=True).print(_render(board, nothing))
                 click.echo(f"the game is over ({game.outcome}): no move to show; play would "
                            f"start a new game")
             elif first is None:
-                deduction, guess = _print_deduction(board, None, False, False)
-                move = None if guess is None else (guess.cell, float(guess.probability))
+                _print_deduction(board, None, False, False, before=lambda deduction, guess:
+                                 annotation(deduction, None if guess is None else (
+                                     guess.cell, float(guess.probability))))
             else:  # what play would do: open where the game's rules promise no mine
-                deduction, move = nothing, (first, 0.0)
-                Console(highlight=False, soft_wrap=True).print(_render(board, deduction))
+                annotation(nothing, (first, 0.0))
+                Console(highlight=False, soft_wrap=True).print(_render(board, nothing))
                 promise = "an opening" if game.playbook.first_click == "opening" else "no mine"
                 click.echo(f"a new game: the first click is {_cell_list({first})}, where "
                            f"{game.skin.name} promises {promise}")
-            if annotate:
-                _write_image(annotate, draw_deduction(game.frame, game.local_geometry(),
-                                                      deduction, move))
             return
         if game.mines is None:
             click.echo(f"the mine count is not given (--mines N): proofs do without it, and "

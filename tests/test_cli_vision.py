@@ -205,6 +205,20 @@ def test_solve_annotates_the_screenshot(tmp_path: Path) -> None:
         assert np.array_equal(drawn[y0:y1, x0:x1], original[y0:y1, x0:x1])
 
 
+def test_the_annotation_is_written_though_the_reader_of_the_output_goes(tmp_path: Path) -> None:
+    """As with ``| head -1``: the image is written before the first line, whose write
+    then ends the run quietly with exit code 1."""
+    out = tmp_path / "proof.png"
+    process = subprocess.Popen([sys.executable, "-m", "autoplay", "solve", "--annotate",
+                                str(out), str(MID)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    assert process.stdout is not None
+    process.stdout.close()  # the reader gone before a word
+    _, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (1, b"")
+    assert decode_image(out.read_bytes()).shape == decode_image(MID.read_bytes()).shape
+
+
 def test_annotate_never_writes_over_the_screenshot_it_reads(tmp_path: Path) -> None:
     shot = tmp_path / "mine.png"
     shutil.copyfile(MID, shot)
