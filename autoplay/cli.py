@@ -19,7 +19,7 @@ import re
 import shutil
 import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from functools import partial
 from itertools import groupby, islice
@@ -363,9 +363,8 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
     else:
         def annotation(deduction: Deduction, guess: Guess | None) -> None:
             if annotate and screenshot:
-                _write_image(annotate, draw_deduction(
-                    screenshot[0], screenshot[1].geometry, deduction,
-                    None if guess is None else (guess.cell, float(guess.probability))))
+                _write_image(annotate, draw_deduction(screenshot[0], screenshot[1].geometry,
+                                                      deduction, _move_of(guess)))
 
         _print_deduction(board, timeout, as_json, odds,
                          " (--ignore-flags reads every flag as unopened)", about,
@@ -573,6 +572,11 @@ def _print_deduction(board: Board, timeout: float | None, as_json: bool, show_od
         console.print(f"the mine count is not known, so the guess and odds take it as "
                       f"{assumed} ({_assumption(board, assumed)}): give the game's own count "
                       f"with --mines N, or a first line 'mines: N'", soft_wrap=piped)
+
+
+def _move_of(guess: Guess | None) -> tuple[Cell, float] | None:
+    """A guess as :func:`~autoplay.annotate.draw_deduction` marks it: its cell and odds."""
+    return None if guess is None else (guess.cell, float(guess.probability))
 
 
 def _assumption(board: Board, assumed: int) -> str:
@@ -937,7 +941,7 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
                         records.append(record)
                     advance(record.won)
         except KeyboardInterrupt:  # said before the stop's own word, the bar gone
-            click.echo(f"{plural(len(records), 'game')} finished, recorded in {path}", err=True)
+            _say_kept(records, path)
             raise
     summary = summarize(records)[0]
     if as_json:
@@ -961,13 +965,13 @@ def _summary_in_words(summary: Summary) -> str:
 
 
 def _speed_text(speed: float) -> str:
-    """3BV/s in whole numbers, but two figures under 10: a game of a huge board, its whole
-    3BV a few clicks, makes well under one a second.
+    """3BV/s in whole numbers, but to hundredths under 10: a game of a huge board, its
+    whole 3BV a few clicks, makes well under one a second.
 
-    >>> _speed_text(123.4), _speed_text(3.44), _speed_text(0.0432)
-    ('123', '3.4', '0.043')
+    >>> _speed_text(123.4), _speed_text(3.444), _speed_text(0.0432)
+    ('123', '3.44', '0.04')
     """
-    return f"{speed:.0f}" if speed >= 10 else f"{speed:.2g}"
+    return f"{speed:.0f}" if speed >= 10 else f"{speed:.2f}"
 
 
 def _cores() -> int:
@@ -1216,7 +1220,8 @@ def learn_command(image: str, board_path: str, name: str, replace: bool) -> None
     labels = skin.labels()
     click.echo(f"learned skin {name!r} ({len(skin.templates)} templates of "
                f"{len(labels)} looks: {', '.join(labels)}) in {folder}"
-               + ("" if installed is None else f", in place of the one in {installed}"))
+               + ("" if installed is None else ", over the one learned before"
+                  if installed == folder else f", in place of the one in {installed}"))
 
 
 @skin_group.command("list")
@@ -1301,8 +1306,7 @@ def play_command(games: int, flag_mines: bool, speed: float, skin_name: str | No
                            f"start a new game")
             elif first is None:
                 _print_deduction(board, None, False, False, before=lambda deduction, guess:
-                                 annotation(deduction, None if guess is None else (
-                                     guess.cell, float(guess.probability))))
+                                 annotation(deduction, _move_of(guess)))
             else:  # what play would do: open where the game's rules promise no mine
                 annotation(nothing, (first, 0.0))
                 Console(highlight=False, soft_wrap=True).print(_render(board, nothing))
@@ -1359,11 +1363,20 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
                                f"{plural(record.clicks, 'click')}, "
                                f"{plural(len(record.guesses), 'guess', 'guesses')}", err=True)
         except KeyboardInterrupt:  # said before the stop's own word, as sim says it
-            click.echo(f"{plural(len(records), 'game')} finished, recorded in {path}", err=True)
+            _say_kept(records, path)
+            raise
+        except AutoplayError:  # a window or display gone, say: said before the error
+            if records:
+                _say_kept(records, path)
             raise
     if not quiet:
         click.echo(f"recorded in {path}", err=True)
     return records
+
+
+def _say_kept(records: Sequence[GameRecord], path: Path) -> None:
+    """Tell how many games a run stopped early had finished, and where they are."""
+    click.echo(f"{plural(len(records), 'game')} finished, recorded in {path}", err=True)
 
 
 def _window_size(ctx: click.Context, param: click.Parameter,

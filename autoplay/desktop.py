@@ -227,8 +227,8 @@ class Capture:
         try:
             shot = self._screen.grab({"left": region.left, "top": region.top,
                                       "width": region.width, "height": region.height})
-        except (mss.exception.ScreenShotError, AssertionError):  # mss 10 asserts that a
-            # reply came, and none comes once the server is gone
+        except AssertionError:  # mss 10 asserts that a reply came: none comes once the
+            # server is gone (its other errors, such as a region past the screen, are bugs)
             raise DisplayLost(self.display) from None
         return np.ascontiguousarray(np.asarray(shot)[:, :, :3])
 
@@ -315,6 +315,8 @@ class GameWindow:
         """
         try:
             return self._capture.still(self.region(), interval=interval, timeout=timeout)
+        except DisplayLost:
+            raise
         except DesktopError:
             raise DesktopError(f"{self.name} kept changing for {timeout} s") from None
 

@@ -16,7 +16,7 @@ import dataclasses
 import itertools
 import math
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -254,10 +254,10 @@ _FEW = 5
 """Fewer won (or lost) games of a configuration than this are drawn one by one too."""
 
 
-def plot(games: Sequence[GameRecord], path: str | Path) -> None:
+def plot(games: Iterable[GameRecord], path: str | Path) -> None:
     """Draw the win rate of each configuration with its interval, beside how long its won
     and lost games ran (in clicks and in seconds), and save it as an image at ``path``.
-    ``games`` are the first plays of their deals (:func:`first_plays`), as the title says.
+    A deal played twice counts once (its first game, see :func:`first_plays`).
 
     :raises AutoplayError: when the file cannot be written.
     """
@@ -268,6 +268,7 @@ def plot(games: Sequence[GameRecord], path: str | Path) -> None:
     from matplotlib.layout_engine import ConstrainedLayoutEngine
     from matplotlib.patches import Patch
 
+    games = first_plays(games)[0]
     summaries = summarize(games)
     rows = range(len(summaries))
     labels = [str(s.configuration).replace(", ", "\n", 1) for s in summaries]

@@ -150,7 +150,7 @@ class Playbook:
     flags_to_win: bool = False
     """The game calls a game won only once every mine is flagged, not when every safe cell
     is open: the bot then flags the cells left, which are all mines."""
-    flags_when_won: bool = False
+    flags_mines_when_won: bool = False
     """The game flags every mine once a game is won: a board that looks won and keeps
     covered cells is not (a mine count too high), whatever the sign's pictures match."""
     marks_loss: bool = False
@@ -171,7 +171,7 @@ PLAYBOOKS: dict[str, Playbook] = {
     # mine count when the game was started from parameters (9x9n10), not from a game ID.
     "sgt-mines": Playbook("opening", StatusText((("won", "sgt-mines/signs/won.png"),
                                                  ("lost", "sgt-mines/signs/lost.png"))),
-                          new_game=("n",), shows_mines=False, flags_when_won=True),
+                          new_game=("n",), shows_mines=False, flags_mines_when_won=True),
     # After a win or a loss Ctrl+R starts the same size again with no question asked.
     "gnome-mines": Playbook("opening", Dialog("^Congratulations"), new_game=("ctrl+r",),
                             hover=True),
@@ -746,9 +746,9 @@ class ScreenGame:
         return seen.height == region.height and seen.width >= min(region.width, x1 - x0)
 
     def _left_covered(self) -> bool:
-        """Whether a game that flags every mine when won (:attr:`Playbook.flags_when_won`)
+        """Whether a game that flags every mine when won (:attr:`Playbook.flags_mines_when_won`)
         still shows covered cells: then it is not won."""
-        if not self.playbook.flags_when_won:
+        if not self.playbook.flags_mines_when_won:
             return False
         reading = self._read(self._settled(self._grab()))
         return reading.is_complete() and bool(reading.board.unknown_cells())

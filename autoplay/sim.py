@@ -346,15 +346,19 @@ def map_seeds(play_one: Callable[[int], _T], seeds: Iterable[int], *, workers: i
     context = multiprocessing.get_context("spawn")
     with contextlib.ExitStack() as stack:
         try:
-            with _starting_workers(), warnings.catch_warnings():
-                # a tracker that dies as it starts is told as the error below, in one line
-                warnings.filterwarnings("ignore", "resource_tracker", UserWarning)
+            # the warnings of a resource tracker that dies as it starts are told by the
+            # error below, in one line; those of a pool that starts, as they came
+            with warnings.catch_warnings(record=True) as warned, _starting_workers():
+                warnings.simplefilter("always")
                 pool = stack.enter_context(context.Pool(
                     workers, initializer=_start_worker, initargs=(os.getpid(), setup)))
         except OSError as error:  # Click would take a broken pipe for a reader gone
             raise WorkersFailed(f"cannot start {workers} worker processes: "
                                 f"{error.strerror or error} (--workers 1 plays in this one)"
                                 ) from error
+        for warning in warned:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename,
+                                   warning.lineno)
         results = pool.imap_unordered(play_one, seeds)
         try:
             yield from results

@@ -382,8 +382,9 @@ def test_learning_a_skin_under_a_name_installed_needs_replace(learned_skins: Pat
     assert skin_folders()[name] == installed
     replaced = run(*learn, "--replace")
     assert replaced.exit_code == 0, replaced.stderr
-    assert replaced.stdout.endswith(f") in {learned_skins / name}, in place of the one in "
-                                    f"{installed}\n")
+    assert replaced.stdout.endswith(f") in {learned_skins / name}, " + (
+        "over the one learned before\n" if name == "my-game"
+        else f"in place of the one in {installed}\n"))
     assert skin_folders()[name] == learned_skins / name
 
 
