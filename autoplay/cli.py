@@ -872,18 +872,23 @@ def nonogram_command(source: str, as_json: bool, count: bool, timeout: float | N
     if as_json:
         click.echo(json.dumps(size | _grids_json(found, count)))
     elif count:
-        click.echo(_SOLUTION_COUNTS[("none", "one", "several")[len(found)]])
+        click.echo(_SOLUTION_COUNTS[_how_many(found)])
     else:
         click.echo(str(found[0]) if found else "no solution")
     if not found:
         sys.exit(1)
 
 
+def _how_many(found: list[Grid]) -> str:
+    """How many solutions the grids found (up to two) show: a key of _SOLUTION_COUNTS."""
+    return ("none", "one", "several")[len(found)]
+
+
 def _grids_json(found: list[Grid], count: bool) -> dict[str, Any]:
     """What ``nonogram --json`` says of the grids found (up to two with ``count``): how
     many, or the first one's rows of 0/1."""
     if count:
-        return {"solutions": ("none", "one", "several")[len(found)]}
+        return {"solutions": _how_many(found)}
     return {"solved": bool(found),
             "grid": [[int(filled) for filled in row] for row in found[0].filled] if found
             else None}

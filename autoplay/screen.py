@@ -745,13 +745,12 @@ class ScreenGame:
         x0, _, x1, _ = self.geometry.box()
         return seen.height == region.height and seen.width >= min(region.width, x1 - x0)
 
-    def _left_covered(self) -> bool:
+    def _left_covered(self, reading: Reading) -> bool:
         """Whether a game that flags every mine when won (:attr:`Playbook.flags_mines_when_won`)
-        still shows covered cells: then it is not won."""
-        if not self.playbook.flags_mines_when_won:
-            return False
-        reading = self._read(self._settled(self._grab()))
-        return reading.is_complete() and bool(reading.board.unknown_cells())
+        still shows covered cells, as ``reading`` has its board at the end: then it is not
+        won."""
+        return (self.playbook.flags_mines_when_won and reading.is_complete()
+                and bool(reading.board.unknown_cells()))
 
     def _finish(self, timeout: float = 3.0) -> None:
         """Wait until the game shows its end its own way (its status words, its face, its
@@ -786,8 +785,13 @@ class ScreenGame:
             if not self.sign_seen:
                 time.sleep(0.02)
         self._sign_read |= self.sign_seen
+        if isinstance(sign, Dialog) and self.sign_seen:
+            self._close_dialog(sign, timeout)
+        frame = self._settled(self._grab())
+        reading = self._read(frame)
         if sign is not None and not self.sign_seen:
-            if self._outcome == "won" and (self._sign_on_screen() or self._left_covered()):
+            if self._outcome == "won" and (self._sign_on_screen()
+                                           or self._left_covered(reading)):
                 counted = "" if self.mines is None else f" with {self.mines} mines"
                 raise DesktopError(f"the board looks won{counted}, but {self.skin.name} did "
                                    f"not say so within {timeout} s: "
@@ -796,10 +800,6 @@ class ScreenGame:
             if not isinstance(sign, Dialog):  # its window is for a top-ten time alone
                 log.warning("%s did not show that the game is %s within %s s",
                             self.skin.name, self._outcome, timeout)
-        if isinstance(sign, Dialog) and self.sign_seen:
-            self._close_dialog(sign, timeout)
-        frame = self._settled(self._grab())
-        reading = self._read(frame)
         if reading.is_complete() and _same_game(self._board, reading.board):
             self._frame, self._board = frame, reading.board.with_mines(self.mines)
 
