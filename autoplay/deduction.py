@@ -244,16 +244,20 @@ def deduce(board: Board, *, timeout: float | None = None, quick: bool = False) -
     ([Cell(row=1, col=0), Cell(row=1, col=1)], [Cell(row=0, col=2), Cell(row=1, col=2)])
 
     :raises InconsistentBoard: when no mine layout fits the board (with ``quick``, only
-        when stage 2 finds it out or no safe cell is settled there).
+        when stage 2 finds it out, settles every cell, or settles no safe cell).
     """
     stop = None if timeout is None else time.monotonic() + timeout
     problem = Problem(board)
     settled = problem.propagate()
     if quick and not all(settled.values()):
         unsettled = [j for j in problem.unknown if j not in settled]
-        return Deduction(_cells(board, (j for j, mine in settled.items() if not mine)),
-                         _cells(board, (j for j, mine in settled.items() if mine)),
-                         _cells(board, unsettled), consistent=None if unsettled else True)
+        # Every cell settled is a layout that fits the counts, if it makes the mine count
+        # (when not, the full proof below says so).
+        if unsettled or problem.mines_unsettled(settled) in (None, 0):
+            return Deduction(
+                _cells(board, (j for j, mine in settled.items() if not mine)),
+                _cells(board, (j for j, mine in settled.items() if mine)),
+                _cells(board, unsettled), consistent=None if unsettled else True)
     proof = _Backbone(problem.residue(settled), problem.mines_unsettled(settled),
                       len(problem.outside), stop)
     safe = {j for j, mine in settled.items() if not mine} | proof.safe
@@ -556,8 +560,10 @@ class _Backbone:
             self.consistent = True
         settled_outside = outside == 0 or (bool(seen.sums) and min(seen.sums) < mines_left
                                            and max(seen.sums) > mines_left - outside)
-        if (not settled_outside or any(self._open(v, seen) for v in variables)) and (
-                not self._count_apart(components, variables, mines_left, outside)):
+        # No join seen leaves open whether any layout makes the count, even with every cell
+        # proven within its component.
+        if (not seen.sums or not settled_outside or any(self._open(v, seen) for v in variables)
+                ) and not self._count_apart(components, variables, mines_left, outside):
             solver = _solver((c for comp in components for c in comp), variables, mines_left,
                              outside)
             self._settle(solver, variables, mines_left, outside, seen)

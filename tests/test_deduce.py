@@ -482,6 +482,12 @@ def test_quick_proves_a_subset_and_stops_only_with_a_safe_cell(board: Board,
         assert quick.safe | quick.mines | quick.undecided == frozenset(board.unknown_cells())
 
 
+@pytest.mark.parametrize("text", ["mines: 1\n0.", "mines: 2\n1*\n.."])
+def test_quick_settling_every_cell_still_checks_the_mine_count(text: str) -> None:
+    with pytest.raises(InconsistentBoard):
+        deduce(Board.parse(text), quick=True)
+
+
 @settings(max_examples=60, deadline=None)
 @given(game_positions, st.integers(0, 2**32))
 def test_a_random_layout_fits_and_honours_the_required_cells(board: Board, seed: int) -> None:
