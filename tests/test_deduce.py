@@ -153,6 +153,15 @@ def test_settling_apart_agrees_with_brute_force(path: str, board: Board) -> None
         assert_agrees_with_brute_force(board)
 
 
+@pytest.mark.parametrize("mines", [7, 9])
+def test_settling_apart_reports_a_count_no_join_of_the_components_makes(mines: int) -> None:
+    # Each 1-2-3 block has one layout (2 mines), settled on its own solver; nothing lies off
+    # the frontier, so only the count can be wrong, and 8 is the only count that fits.
+    board = Board.parse("123*323*\n...*...*").with_mines(mines)
+    with split_above(0), pytest.raises(InconsistentBoard):
+        deduce(board)
+
+
 def _count_range(board: Board) -> tuple[int, int]:
     """The fewest and the most mines a layout of ``board`` (which shows no mine) can have,
     from the components' tallies."""
