@@ -24,6 +24,7 @@ import functools
 import itertools
 import json
 import logging
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -336,6 +337,9 @@ class Skin:
         except (OSError, ValueError, KeyError, IndexError, TypeError) as error:
             raise SkinError(f"{directory} is not a skin: no readable skin.json ({error})"
                             ) from None
+        if not all(math.isfinite(side) and side > 0 for side in pitch):
+            raise SkinError(f"{directory} is not a skin: its skin.json gives the pitch "
+                            f"{list(pitch)}, not two sizes above 0 pixels")
         named = []
         for path in directory.glob("*.png"):
             match = _TEMPLATE_NAME.fullmatch(path.name)

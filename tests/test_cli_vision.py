@@ -388,15 +388,21 @@ def test_learning_a_skin_under_a_name_installed_needs_replace(learned_skins: Pat
     assert skin_folders()[name] == learned_skins / name
 
 
-def test_a_learned_skin_that_cannot_be_loaded_is_left_out(learned_skins: Path,
+@pytest.mark.parametrize(("meta", "why"), [
+    ("{not json", "no readable skin.json"),
+    ('{"name": "broken", "pitch": [0, 0]}', "its skin.json gives the pitch [0.0, 0.0], not two"),
+])
+def test_a_learned_skin_that_cannot_be_loaded_is_left_out(learned_skins: Path, meta: str,
+                                                         why: str,
                                                          caplog: pytest.LogCaptureFixture
                                                          ) -> None:
-    # It stopped every screenshot from being read, whatever its game.
+    # It stopped every screenshot from being read, whatever its game (a pitch of 0 by a
+    # division by it).
     (learned_skins / "broken").mkdir(parents=True)
-    (learned_skins / "broken" / "skin.json").write_text("{not json")
+    (learned_skins / "broken" / "skin.json").write_text(meta)
     result = run("read", str(MID))
     assert (result.exit_code, result.stdout) == (0, truth(MID))
-    assert "broken is not a skin: no readable skin.json" in caplog.text
+    assert f"broken is not a skin: {why}" in caplog.text
     assert "left out" in caplog.text
     listed = run("skin", "list").stdout.splitlines()
     assert any(line.startswith(f"broken\t{learned_skins / 'broken'}\t(left out: ")
