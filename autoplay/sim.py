@@ -105,8 +105,15 @@ class SimGame:
 
     @classmethod
     def with_layout(cls, width: int, height: int, layout: Iterable[Cell]) -> SimGame:
-        """A game whose mines are given rather than drawn: to replay a known board."""
+        """A game whose mines are given rather than drawn: to replay a known board.
+
+        :raises ValueError: when a mine lies off the board.
+        """
         mines = set(layout)
+        off = sorted(tuple(cell) for cell in mines
+                     if not (0 <= cell.row < height and 0 <= cell.col < width))
+        if off:
+            raise ValueError(f"a {width}x{height} board has no cell {off[0]} for a mine")
         game = cls(width, height, len(mines), rng=random.Random(0))
         game._mine_at = [cell in mines for cell in game._empty.cells()]
         return game
@@ -129,6 +136,8 @@ class SimGame:
         start = self._empty.index(cell)
         if self._states[start] != UNKNOWN:
             return
+        if self._mine_at is None:  # the first click's rules may leave the mines no room
+            check_fits(self.width, self.height, self.mines, self.first_click, cell)
         self._mine_at = self._choose_layout(start)
         if self._mine_at[start]:
             self._states[start] = EXPLODED
@@ -159,8 +168,6 @@ class SimGame:
         """The mines in force for the reveal of flat index ``start``: drawn at the first."""
         if self._mine_at is not None:
             return self._mine_at
-        check_fits(self.width, self.height, self.mines, self.first_click,
-                   self._empty.cell(start))
         keep_clear = set(self._first_click_clear(start))
         free = [i for i in range(self.width * self.height) if i not in keep_clear]
         mine_at = [False] * (self.width * self.height)

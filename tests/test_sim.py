@@ -121,12 +121,24 @@ def test_an_opening_first_click_clears_only_the_cells_around_it(
     assert len(_games(stats_path)) == 3
 
 
-def test_a_game_refuses_a_first_click_that_leaves_no_room() -> None:
-    game = SimGame(3, 3, 5, rng=random.Random(0), first_click="opening")
+@pytest.mark.parametrize("game", [SimGame, KaboomGame])
+def test_a_game_refuses_a_first_click_that_leaves_no_room(game: type[SimGame]) -> None:
+    # Kaboom's game, which places its mines its own way, failed an assertion instead.
+    played = game(3, 3, 5, rng=random.Random(0), first_click="opening")
     with pytest.raises(ValueError, match="5 mines do not fit a 3x3 board with a first click "
                                          r"at \(1, 1\) that is opening"):
-        game.reveal(Cell(1, 1))
-    game.reveal(Cell(0, 0))
+        played.reveal(Cell(1, 1))
+    played.reveal(Cell(0, 0))
+    assert played.observe()[Cell(0, 0)] == 0
+
+
+def test_a_given_layout_must_lie_on_the_board() -> None:
+    # A mine off the board counted in the game's mines, and the game could not be won.
+    with pytest.raises(ValueError, match=r"a 3x2 board has no cell \(2, 0\) for a mine"):
+        SimGame.with_layout(3, 2, [Cell(0, 0), Cell(2, 0)])
+    game = SimGame.with_layout(3, 2, [Cell(1, 2)])
+    game.reveal(Cell(0, 0))  # a zero: it opens all but the column of the mine
+    game.reveal(Cell(0, 2))
     assert game.outcome == "won"
 
 
