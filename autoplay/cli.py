@@ -934,20 +934,17 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
                    f"{plural(cores, 'worker')}", err=True)
     workers = min(workers or cores, cores, games)
     path = db or default_path()
-    records = []
-    with StatsStore(path, make_folder=db is None) as store:
-        try:
-            with _progress(games, quiet) as advance, contextlib.closing(play_games(
-                    config, games, seed=seed, workers=workers,
-                    setup=partial(_start_logging, logging.getLogger().level))) as run:
-                for record in run:
-                    with stops_held():  # so that the count below is the games recorded
-                        store.record(record)
-                        records.append(record)
-                    advance(record.won)
-        except KeyboardInterrupt:  # said before the stop's own word, the bar gone
-            _say_kept(records, path)
-            raise
+    records: list[GameRecord] = []
+    setup = partial(_start_logging, logging.getLogger().level)
+    with (StatsStore(path, make_folder=db is None) as store, _kept_told(records, path),
+          _progress(games, quiet) as advance,
+          contextlib.closing(play_games(config, games, seed=seed, workers=workers,
+                                        setup=setup)) as run):
+        for record in run:
+            with stops_held():  # so that the count told is the games recorded
+                store.record(record)
+                records.append(record)
+            advance(record.won)
     summary = summarize(records)[0]
     if as_json:
         click.echo(json.dumps({"preset": preset} | summary.as_dict()
@@ -1356,32 +1353,33 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
         return play(game, rng=rng, first_cell=game.first_cell, flag_mines=flag_mines,
                     strategy=strategy)
 
-    with StatsStore(path, make_folder=db is None) as store:
-        try:
-            for record in play_screen_games(game, games, one):
-                with stops_held():  # so that the count below is the games recorded
-                    store.record(record)
-                    records.append(record)
-                if not quiet:
-                    click.echo(f"game {len(records)}: {'won' if record.won else 'lost'} "
-                               f"{record.width}x{record.height} in {record.seconds:.2f} s, "
-                               f"{plural(record.clicks, 'click')}, "
-                               f"{plural(len(record.guesses), 'guess', 'guesses')}", err=True)
-        except KeyboardInterrupt:  # said before the stop's own word, as sim says it
-            _say_kept(records, path)
-            raise
-        except AutoplayError:  # a window or display gone, say: said before the error
-            if records:
-                _say_kept(records, path)
-            raise
+    with StatsStore(path, make_folder=db is None) as store, _kept_told(records, path):
+        for record in play_screen_games(game, games, one):
+            with stops_held():  # so that the count told is the games recorded
+                store.record(record)
+                records.append(record)
+            if not quiet:
+                click.echo(f"game {len(records)}: {'won' if record.won else 'lost'} "
+                           f"{record.width}x{record.height} in {record.seconds:.2f} s, "
+                           f"{plural(record.clicks, 'click')}, "
+                           f"{plural(len(record.guesses), 'guess', 'guesses')}", err=True)
     if not quiet:
         click.echo(f"recorded in {path}", err=True)
     return records
 
 
-def _say_kept(records: Sequence[GameRecord], path: Path) -> None:
-    """Tell how many games a run stopped early had finished, and where they are."""
-    click.echo(f"{plural(len(records), 'game')} finished, recorded in {path}", err=True)
+@contextlib.contextmanager
+def _kept_told(records: Sequence[GameRecord], path: Path) -> Iterator[None]:
+    """Tell how many games a run stopped early had finished, and where they are, before
+    the stop's own word: on Ctrl-C (or a signal), or on an error once a game was kept (a
+    window or display gone, a statistics file locked)."""
+    try:
+        yield
+    except (KeyboardInterrupt, AutoplayError) as stop:
+        if records or isinstance(stop, KeyboardInterrupt):
+            click.echo(f"{plural(len(records), 'game')} finished, recorded in {path}",
+                       err=True)
+        raise
 
 
 def _window_size(ctx: click.Context, param: click.Parameter,

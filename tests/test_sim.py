@@ -31,7 +31,7 @@ from autoplay.sim import (
     play_games,
     play_sim,
 )
-from autoplay.stats import GameRecord, StatsStore
+from autoplay.stats import GameRecord, StatsError, StatsStore
 from tests.brute import assert_layout_fits
 from tests.processes import run_autoplay
 
@@ -221,6 +221,26 @@ def test_sim_text_summary(stats_path: Path) -> None:
     result = CliRunner().invoke(cli, ["sim", "--preset", "beginner", "--games", "1",
                                       "--workers", "1", "--db", str(stats_path)])
     assert re.fullmatch(r"won [01] of 1 game: .*", result.output.splitlines()[1])
+
+
+def test_sim_stopped_by_an_error_says_first_how_many_games_it_kept(
+        stats_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Only Ctrl-C said so; a statistics file locked mid-run told the error alone.
+    record, kept = StatsStore.record, []
+
+    def locked_at_the_fourth(store: StatsStore, game: GameRecord) -> None:
+        if len(kept) == 3:
+            raise StatsError(f"cannot write to {stats_path}: database is locked")
+        record(store, game)
+        kept.append(game)
+
+    monkeypatch.setattr(StatsStore, "record", locked_at_the_fourth)
+    result = CliRunner().invoke(cli, ["sim", "--preset", "beginner", "--games", "10",
+                                      "--workers", "1", "--quiet", "--db", str(stats_path)])
+    assert result.exit_code == 1
+    assert result.stderr == (f"3 games finished, recorded in {stats_path}\n"
+                             f"Error: cannot write to {stats_path}: database is locked\n")
+    assert len(_games(stats_path)) == 3
 
 
 def test_sim_plays_the_strategy_and_first_cell_asked_for(stats_path: Path) -> None:
