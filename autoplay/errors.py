@@ -37,6 +37,19 @@ class AutoplayError(Exception):
     The command line prints these as one line (``Error: <message>``) and exits non-zero.
     """
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # A worker process's error reaches the main one pickled: it is made again from its
+        # message and attributes, not by its own constructor, whose arguments differ.
+        return _made_again, (type(self), self.args, self.__dict__)
+
+
+def _made_again(kind: type[AutoplayError], args: tuple[object, ...],
+                attributes: dict[str, object]) -> AutoplayError:
+    error = kind.__new__(kind, *args)
+    Exception.__init__(error, *args)
+    error.__dict__.update(attributes)
+    return error
+
 
 class BoardFormatError(AutoplayError, ValueError):
     """A text board that cannot be parsed; the message names the line and column."""
@@ -96,8 +109,7 @@ class BoardCut(NoBoardFound):
     whole board is not in it, and what the part shown would prove next to the cut may be
     false."""
 
-    def __init__(self, message: str, skin: str = "", edges: tuple[str, ...] = ()) -> None:
-        # (The defaults let it be unpickled, which calls it with the message alone.)
+    def __init__(self, message: str, skin: str, edges: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.skin, self.edges = skin, edges
         """The board's skin, and the image's edges ("top", "right"...) that cut it: none

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import multiprocessing.context
+import pickle
 import random
 import re
 import time
@@ -16,9 +17,16 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autoplay.board import Cell
+from autoplay.board import Board, Cell
 from autoplay.cli import cli
 from autoplay.deduction import deduce
+from autoplay.errors import (
+    BoardCut,
+    DisplayLost,
+    ImpossibleCount,
+    InconsistentBoard,
+    UnfittableClues,
+)
 from autoplay.player import FirstClick
 from autoplay.report import wilson_interval
 from autoplay.sim import (
@@ -167,6 +175,29 @@ def _played(folder: Path, seed: int) -> int:
     """A game that ends at once, leaving a mark just before its result is sent back."""
     (folder / str(seed)).touch()
     return seed
+
+
+_ERRORS = [ImpossibleCount("cell (0, 0) shows 9", Board.empty(2, 3)),
+           UnfittableClues("row 1's clue does not fit", 4, 5), DisplayLost(":7"),
+           BoardCut("the sgt-mines board goes on past ...", "sgt-mines", ("top",)),
+           InconsistentBoard("no mine layout fits this board")]
+
+
+def _failing(error: int, seed: int) -> int:
+    raise _ERRORS[error]
+
+
+@pytest.mark.parametrize("error", range(len(_ERRORS)))
+def test_an_error_comes_back_from_a_worker_as_it_was_raised(error: int) -> None:
+    # ImpossibleCount and UnfittableClues could not be made again from their pickles, and
+    # DisplayLost came back as "the display the display :7 stopped answering ...".
+    raised = _ERRORS[error]
+    again = pickle.loads(pickle.dumps(raised))
+    assert (type(again), str(again), vars(again)) == (type(raised), str(raised), vars(raised))
+    if error == 0:  # as the pool sends it
+        with pytest.raises(ImpossibleCount, match=re.escape(str(raised))) as caught:
+            list(map_seeds(partial(_failing, error), range(2), workers=2))
+        assert caught.value.board == raised.board
 
 
 def test_a_stop_while_waiting_still_yields_the_games_already_back(tmp_path: Path) -> None:
