@@ -255,6 +255,14 @@ class Board:
         """The flagged cells."""
         return [self.cell(i) for i, s in enumerate(self.states) if s == FLAG]
 
+    def without_flags(self) -> Board:
+        """A copy with every flag taken off: flags are a player's opinion, not a proof.
+
+        >>> Board.parse("F1\n..").without_flags()
+        Board.parse('.1\n..')
+        """
+        return self.with_states({cell: UNKNOWN for cell in self.flags()})
+
     def with_states(self, changes: Mapping[Cell, int]) -> Board:
         """A copy with the given cells set to new states."""
         states = list(self.states)

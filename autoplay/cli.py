@@ -349,7 +349,7 @@ def solve(source: str | None, mines: int | None, as_json: bool, layout: bool,
         else:
             board = Board.parse(_decode_text(data, source), mines=mines)
         if ignore_flags:
-            board = board.with_states({cell: UNKNOWN for cell in board.flags()})
+            board = board.without_flags()
     except ImpossibleCount as error:  # no layout fits: the answer of --count and --layout
         if count_limit is not None:
             _print_count(0, count_limit, as_json, about)

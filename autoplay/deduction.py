@@ -402,9 +402,7 @@ def wrong_flags(board: Board) -> frozenset[Cell]:
 
     :raises InconsistentBoard: when the board is inconsistent even without its flags.
     """
-    flags = board.flags()
-    unflagged = board.with_states({cell: UNKNOWN for cell in flags})
-    return deduce(unflagged).safe & frozenset(flags)
+    return deduce(board.without_flags()).safe & frozenset(board.flags())
 
 
 def _counting_solver(problem: Problem, settled: dict[int, bool],

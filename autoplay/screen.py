@@ -221,14 +221,13 @@ def judge(board: Board) -> Outcome:
     """
     if EXPLODED in board.states:
         return "lost"
-    closed = [cell for cell in board.cells() if board[cell] in (UNKNOWN, FLAG, MINE)]
+    closed = _closed(board)
     if board.mines is not None:
         return "won" if len(closed) == board.mines else "playing"
     if not closed:
         return "won"
     try:
-        mines = deduce(board.with_states({cell: UNKNOWN for cell in board.flags()}),
-                       quick=True).mines
+        mines = deduce(board.without_flags(), quick=True).mines
     except InconsistentBoard:
         return "playing"
     return "won" if mines.issuperset(closed) else "playing"
@@ -238,10 +237,15 @@ def layout_shown(board: Board, outcome: Outcome, playbook: Playbook) -> frozense
     """The mines, when the finished game shows them all: after a win, every cell not
     opened; after a loss, the mines and right flags of a game that uncovers them."""
     if outcome == "won":
-        return frozenset(c for c in board.cells() if board[c] in (UNKNOWN, FLAG, MINE))
+        return _closed(board)
     if outcome == "lost" and playbook.shows_mines:
         return frozenset(c for c in board.cells() if board[c] in (FLAG, MINE, EXPLODED))
     return None
+
+
+def _closed(board: Board) -> frozenset[Cell]:
+    """The cells a won game keeps its mines under: covered, flagged or shown as mines."""
+    return frozenset(c for c in board.cells() if board[c] in (UNKNOWN, FLAG, MINE))
 
 
 # --- The screen ------------------------------------------------------------------------------

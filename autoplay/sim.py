@@ -211,9 +211,7 @@ class KaboomGame(SimGame):
     """
 
     def _choose_layout(self, start: int) -> list[bool]:
-        # Flags are the player's opinion, not what the player can prove.
-        board = self.observe()
-        board = board.with_states({cell: UNKNOWN for cell in board.flags()})
+        board = self.observe().without_flags()
         cell = board.cell(start)
         deduction = deduce(board, quick=True)
         if cell not in deduction.safe and not deduction.is_complete():
