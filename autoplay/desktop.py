@@ -326,7 +326,9 @@ class GameWindow:
         return self._capture.changed(self.region(), previous, timeout=timeout)[0]
 
     def click(self, x: int, y: int, button: int = 1) -> None:
-        """Click at window coordinates (x, y); button 1 left, 2 middle, 3 right."""
+        """Click at window coordinates (x, y); button 1 left, 2 middle, 3 right: to set up a
+        position for a test or a fixture. (The bot clicks through
+        :class:`~autoplay.screen.ScreenGame`, which keeps every click on the board.)"""
         region = self.region()
         xdotool(self.display, "mousemove", "--sync", str(region.left + x), str(region.top + y),
                 "click", "--delay", "0", str(button))

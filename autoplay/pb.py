@@ -1,4 +1,7 @@
-"""A small incremental pseudo-boolean solver on top of Z3: the one place the solvers meet Z3.
+"""A small incremental pseudo-boolean solver on top of Z3: the one place the solvers meet Z3,
+and so also where a stop signal (Ctrl-C, SIGTERM, SIGHUP) reaches a check that is running
+(:func:`ctrl_c_cancels_checks`), and where work a stop must not cut in two holds it off
+(:func:`stops_held`).
 
 Variables are plain integers ``0, 1, 2, ...``; a literal is ``v + 1`` for "v is true" and
 ``-(v + 1)`` for "v is false" (the DIMACS convention), so callers never touch Z3 objects.
