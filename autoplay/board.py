@@ -258,8 +258,8 @@ class Board:
     def without_flags(self) -> Board:
         """A copy with every flag taken off: flags are a player's opinion, not a proof.
 
-        >>> Board.parse("F1\n..").without_flags()
-        Board.parse('.1\n..')
+        >>> Board.parse("F1\\n..").without_flags()
+        Board.parse('.1\\n..')
         """
         return self.with_states({cell: UNKNOWN for cell in self.flags()})
 
