@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from autoplay.cli import cli
 from autoplay.desktop import GAMES, LEVELS
 from autoplay.sim import PRESETS
-from tests.processes import run_in_terminal
+from tests.processes import run_autoplay, run_in_terminal
 from tests.test_interrupts import large_board
 from tools.nonogram_times import random_clues
 
@@ -147,6 +147,18 @@ def test_a_malformed_board_names_line_and_column() -> None:
     assert (code, err) == (1, ("Error: line 2, column 2: unknown cell character '#' in '.#.' "
                               "(a cell is 0-8, '.', '_' or '?' unopened, 'F' a flag, '*' a "
                               "mine, 'X' a mine gone off or 'W' a wrong flag)\n"))
+
+
+def test_debug_shows_the_traceback_of_an_input_error(tmp_path: Path) -> None:
+    board = tmp_path / "bad.txt"
+    board.write_text("1..\n.#.\n")
+    process = run_autoplay("--debug", "solve", str(board))
+    _, err = process.communicate(timeout=60)
+    lines = err.splitlines()
+    assert process.returncode == 1
+    assert lines[0] == "Traceback (most recent call last):"
+    assert any(line.endswith(", in parse") for line in lines), err  # where it was raised
+    assert lines[-1].startswith("autoplay.errors.BoardFormatError: line 2, column 2: ")
 
 
 def test_an_empty_or_missing_file_is_one_line(tmp_path: Path) -> None:

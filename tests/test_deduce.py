@@ -298,7 +298,8 @@ def test_the_puzzle_article_has_one_solution_the_one_it_prints() -> None:
     assert printed == (FIXTURES / "article-10x10-puzzle.expected.txt").read_text().splitlines()
 
 
-@pytest.mark.parametrize("text", ["2?", "1F\nF?", "0.\n.3", "mines: 1\n1..1", "mines: 9\n1."])
+@pytest.mark.parametrize("text", ["2?", "1F\nF?", "0.\n.3", "mines: 1\n1..1", "mines: 9\n1.",
+                                  "1W"])  # a wrong flag holds no mine
 def test_inconsistent_boards_are_reported(text: str) -> None:
     with pytest.raises(InconsistentBoard):
         deduce(Board.parse(text))

@@ -108,7 +108,13 @@ def test_the_endgame_move_wins_the_most_layouts(board: Board) -> None:
     index = endgame_move(Problem(board), layouts)
     assert index is not None
     move = board.cell(index)
-    assert sum(map(wins, by_shown(board, move, truth.fitting))) == wins(truth.fitting)
+    best = wins(truth.fitting)
+    assert sum(map(wins, by_shown(board, move, truth.fitting))) == best
+    # Of the cells that win as many, the safest.
+    winning = [cell for cell in board.unknown_cells()
+               if sum(map(wins, by_shown(board, cell, truth.fitting))) == best]
+    mined = mined_in(truth.fitting)
+    assert mined.get(move, 0) == min(mined.get(cell, 0) for cell in winning)
 
 
 def test_the_endgame_search_gives_up_past_its_node_bound() -> None:

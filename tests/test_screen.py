@@ -418,17 +418,25 @@ def test_a_moved_window_is_found_again_and_a_closed_one_stops_the_game(
         assert game.clicks == []
 
 
-def test_no_click_can_leave_the_board(xvfb: str, screen: Screen) -> None:
+def test_no_click_can_leave_the_board(xvfb: str, screen: Screen,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
     window, *_ = sgt(xvfb, BEGINNER[2])
     with window:
         game = find_game(screen, screen.search_area(), load_skins("sgt-mines"), timeout=5)
         x0, y0, x1, y1 = game.geometry.box()
-        for x, y in [(x0 - 1, y0), (x1, y0), (x0, y1), (0, 0)]:
-            with pytest.raises(DesktopError, match="refusing to click"):
-                game._press(x, y, "left", Region(0, 0, 1280, 1024))
+        # Refused in an area not the board's, and in the board's own rectangle, a pixel off.
+        for area in [Region(0, 0, 1280, 1024), game._region()]:
+            for x, y in [(x0 - 1, y0), (x1, y0), (x0, y1), (x0, y0 - 1), (0, 0)]:
+                with pytest.raises(DesktopError, match="refusing to click"):
+                    game._press(x, y, "left", area)
         with pytest.raises(DesktopError, match="not a cell"):
             game.reveal(Cell(9, 0))
         assert game.clicks == []
+        pressed: list[tuple[int, int]] = []
+        monkeypatch.setattr(game.screen, "click", lambda x, y, button: pressed.append((x, y)))
+        for x, y in [(x0, y0), (x1 - 1, y1 - 1)]:  # the board's first and last pixels
+            game._press(x, y, "left", game._region())
+        assert pressed == [(x0, y0), (x1 - 1, y1 - 1)]
 
 
 def test_a_board_the_area_searched_cuts_is_not_played(xvfb: str, screen: Screen) -> None:
