@@ -195,6 +195,10 @@ _stopped_by: list[int] = []
 """The signal stopping the run, once one has come."""
 
 
+_interrupted: list[int] = []
+"""The signal :func:`ctrl_c_cancels_checks` raised KeyboardInterrupt for, once it has."""
+
+
 def stop_signal() -> int | None:
     """The signal that stopped the run (the first, if several came), or None."""
     return _stopped_by[0] if _stopped_by else None
@@ -241,10 +245,12 @@ def ctrl_c_cancels_checks() -> Iterator[None]:
     the next check; anywhere else it is raised at once, as usual.
     """
     _stopped_by.clear()
+    _interrupted.clear()
     read, write = os.pipe()
     os.set_blocking(write, False)
     old_fd = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
-    old_handlers = {signum: signal.signal(signum, _interrupt_outside_z3) for signum in STOPS}
+    old_handlers = {signum: signal.signal(signum, _interrupt_outside_z3)
+                    for signum in _heeded()}
     threading.Thread(target=_cancel_on_stop, args=(read,), daemon=True).start()
     try:
         yield
@@ -266,7 +272,7 @@ def stops_held() -> Iterator[None]:
         return
     held: list[int] = []
     handlers = {signum: signal.signal(signum, lambda signum, _: held.append(signum))
-                for signum in STOPS}
+                for signum in _heeded()}
     try:
         yield
     finally:
@@ -274,6 +280,12 @@ def stops_held() -> Iterator[None]:
             signal.signal(signum, handler)
         if held:
             signal.raise_signal(held[0])
+
+
+def _heeded() -> list[int]:
+    """The stop signals not ignored when the run began: ``nohup`` ignores SIGHUP, and a
+    shell script's background job SIGINT, and the run must go on ignoring them."""
+    return [signum for signum in STOPS if signal.getsignal(signum) is not signal.SIG_IGN]
 
 
 def _cancel_on_stop(read: int) -> None:
@@ -287,10 +299,14 @@ def _cancel_on_stop(read: int) -> None:
 
 def _interrupt_outside_z3(signum: int, frame: FrameType | None) -> None:
     _stopped(signum)
+    if _interrupted:  # a second stop (Ctrl-C, then the terminal closed) waits for the
+        # first one's end, rather than interrupting the cleanup it runs
+        return
     while frame is not None:
         if frame.f_code.co_filename.startswith(_Z3_CODE):
             return
         frame = frame.f_back
+    _interrupted.append(signum)
     raise KeyboardInterrupt
 
 

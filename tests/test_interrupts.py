@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from autoplay.errors import plural
+from autoplay.errors import STOPS, plural
 from autoplay.stats import StatsError, StatsStore
 from tests.processes import interruptible, is_running, run_autoplay, run_python, wait_until_busy
 
@@ -130,6 +130,56 @@ def test_a_stopped_run_of_workers_ends_cleanly(tool: bool, signum: signal.Signal
             time.sleep(0.1)
         assert not [pid for pid in workers if is_running(pid)]
     finally:  # a failure must not leave a hundred thousand games running
+        process.kill()
+        process.communicate()
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    (signal.SIGINT, signal.SIGHUP),  # Ctrl-C, then the terminal closed
+    (signal.SIGTERM, signal.SIGINT)])
+def test_a_second_stop_waits_for_the_end_of_the_first(first: signal.Signals,
+                                                      second: signal.Signals,
+                                                      tmp_path: Path) -> None:
+    """The second interrupted the pool's cleanup with a chained traceback, most times. (Sent
+    together, the two are taken in the order of their numbers: either is the stop.)"""
+    path = tmp_path / "s.sqlite3"
+    process = run_autoplay("sim", "--preset", "beginner", "--games", "100000", "--workers",
+                           "2", "--quiet", "--db", str(path))
+    try:
+        deadline = time.monotonic() + 120
+        while not _games(path) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        process.send_signal(first)
+        process.send_signal(second)
+        out, err = process.communicate(timeout=60)
+        stop = signal.Signals(process.returncode - 128)
+        assert stop in (first, second)
+        assert (out, err) == ("", _kept(path) + STOPS[stop] + "\n")
+    finally:
+        process.kill()
+        process.communicate()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGINT])
+def test_a_stop_ignored_when_the_run_began_stays_ignored(signum: signal.Signals,
+                                                         tmp_path: Path) -> None:
+    # nohup ignores SIGHUP, and a shell script's background job SIGINT: the run took them
+    # as stops all the same.
+    path = tmp_path / "s.sqlite3"
+    process = subprocess.Popen(  # a shell's empty trap ignores the signal, as nohup does
+        ["sh", "-c", f"trap '' {signum.name[3:]}; exec \"$0\" \"$@\"", sys.executable, "-m",
+         "autoplay", "sim", "--preset", "beginner", "--games", "300", "--workers", "1",
+         "--quiet", "--db", str(path)], text=True, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not _games(path) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signum)
+        _, err = process.communicate(timeout=120)
+        assert (process.returncode, err) == (0, "")
+        assert _games(path) == 300
+    finally:
         process.kill()
         process.communicate()
 
