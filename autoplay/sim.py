@@ -366,10 +366,49 @@ def map_seeds(play_one: Callable[[int], _T], seeds: Iterable[int], *, workers: i
                                    warning.lineno)
         results = pool.imap_unordered(play_one, seeds)
         try:
-            yield from results
+            yield from _watched(results, pool)
         except KeyboardInterrupt:  # a stop while waiting: the games already back come too
             yield from _arrived(results)
             raise
+
+
+def _watched(results: multiprocessing.pool.IMapIterator[_T],
+             pool: multiprocessing.pool.Pool) -> Iterator[_T]:
+    """The results as they come back, until a worker is found dead (killed, or by the
+    kernel out of memory): its game never comes back, and the pool, which starts another
+    worker in its place, would wait for it for ever.
+
+    :raises WorkersFailed: once one has died.
+    """
+    workers = set(pool._pool)  # type: ignore[attr-defined]  # the pool's own processes
+    while True:
+        try:
+            yield results.next(timeout=_WATCH_SECONDS)
+        except StopIteration:
+            return
+        except multiprocessing.TimeoutError:
+            pass
+        workers.update(pool._pool)  # type: ignore[attr-defined]  # those it started since
+        dead = next((worker for worker in workers if worker.exitcode is not None), None)
+        if dead is not None:
+            _free_results_lock(pool)
+            raise WorkersFailed(f"a worker process ended (exit code {dead.exitcode}: killed?) "
+                                f"with its game unfinished: stopped")
+
+
+def _free_results_lock(pool: multiprocessing.pool.Pool) -> None:
+    """Release the lock a worker holds while it sends a result back, if a dead one took it
+    with it: the pool's end sends on that queue too, and would wait for ever. A live worker
+    holds it only for the moment it sends; past half a second, the holder is the dead one,
+    and is released for it (else the lock, taken here, is released again)."""
+    lock = pool._outqueue._wlock  # type: ignore[attr-defined]
+    lock.acquire(timeout=0.5)
+    lock.release()
+
+
+_WATCH_SECONDS = 1.0
+"""How long :func:`_watched` waits for a game before it looks for a dead worker again (it
+looks after each game too)."""
 
 
 @contextlib.contextmanager

@@ -184,6 +184,33 @@ def test_a_stop_ignored_when_the_run_began_stays_ignored(signum: signal.Signals,
         process.communicate()
 
 
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_a_worker_killed_stops_the_run_with_one_line(signum: signal.Signals,
+                                                     tmp_path: Path) -> None:
+    # The pool started another worker, and the run waited for ever for the dead one's game.
+    path = tmp_path / "s.sqlite3"
+    process = run_autoplay("sim", "--preset", "beginner", "--games", "100000", "--workers",
+                           "2", "--quiet", "--db", str(path))
+    try:
+        deadline = time.monotonic() + 120
+        while not _games(path) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers = _children(process.pid)
+        assert len(workers) == 2
+        os.kill(workers[0], signum)
+        out, err = process.communicate(timeout=60)
+        assert (process.returncode, out, err) == (1, "", _kept(path) + (
+            f"Error: a worker process ended (exit code {-signum}: killed?) with its game "
+            f"unfinished: stopped\n"))
+        deadline = time.monotonic() + 10
+        while is_running(workers[1]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not is_running(workers[1])
+    finally:
+        process.kill()
+        process.communicate()
+
+
 def test_ctrl_c_while_the_workers_start_stops_them_quietly(tmp_path: Path) -> None:
     """A terminal's Ctrl-C reaches workers still starting (in the parent's group, importing
     autoplay): they must not print their tracebacks."""
