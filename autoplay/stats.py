@@ -235,6 +235,9 @@ class StatsStore:
             raise StatsError(f"cannot open statistics file {str(path)!r}: {reason}") from None
         except sqlite3.DatabaseError as error:
             self._db.close()
+            if getattr(error, "sqlite_errorname", None) == "SQLITE_CORRUPT":
+                raise StatsError(f"{self.path} is damaged (SQLite: {error}): a copy cut "
+                                 f"short, say") from None
             raise StatsError(f"{self.path} is not a statistics file: {error}") from None
         except StatsError:
             self._db.close()
@@ -279,6 +282,15 @@ class StatsStore:
         self._check(version)
         if read_only:  # the current schema, or an empty file
             return
+        # Games added to a damaged file could not be read back (a second of checking for a
+        # million games). A row that breaks the table's checks is named when it is read.
+        self._db.execute("PRAGMA ignore_check_constraints = ON")
+        found = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
+        self._db.execute("PRAGMA ignore_check_constraints = OFF")
+        if found != "ok":
+            found = " ".join(line for line in found.splitlines() if not line.startswith("***"))
+            raise StatsError(f"{self.path} is damaged (SQLite: {found}): a copy cut short, "
+                             f"say; no game is recorded in it")
         if version < len(_MIGRATIONS):  # in one transaction: no file is left between versions
             self._db.execute("BEGIN IMMEDIATE")
             try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -162,6 +163,21 @@ def test_a_file_that_is_not_sqlite_is_refused(stats_path: Path) -> None:
     stats_path.write_text("not a database, but long enough to look like one " * 4)
     with pytest.raises(StatsError, match="is not a statistics file: file is not a database"):
         StatsStore(stats_path)
+
+
+@pytest.mark.parametrize("kept", [0.99, 0.5])
+def test_a_damaged_file_takes_no_more_games(stats_path: Path, kept: float) -> None:
+    # A copy cut short: games were added to it, which no one could read back.
+    with StatsStore(stats_path) as store:
+        for seed in range(900):
+            store.record(dataclasses.replace(A_GAME, seed=seed))
+    data = stats_path.read_bytes()
+    stats_path.write_bytes(data[:int(len(data) * kept)])
+    before = stats_path.read_bytes()
+    with pytest.raises(StatsError, match=f"^{re.escape(str(stats_path))} is damaged "
+                                         r"\(SQLite: .+\): a copy cut short, say"):
+        StatsStore(stats_path)
+    assert stats_path.read_bytes() == before
 
 
 def test_another_programs_database_is_refused_and_left_untouched(stats_path: Path) -> None:
