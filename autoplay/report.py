@@ -333,9 +333,12 @@ def plot(games: Iterable[GameRecord], path: str | Path) -> None:
                   loc="outside upper right", ncols=2, fontsize=9, frameon=False)
     figure.suptitle(f"autoplay: {len(games):,} games (a replayed deal counted once)",
                     x=0.01, ha="left", fontsize=12, fontweight="bold")
+    made = not Path(path).exists()
     try:
         figure.savefig(path, dpi=110)
     except OSError as error:
+        if made:  # a file begun on a disk that filled leaves no empty picture behind
+            Path(path).unlink(missing_ok=True)
         raise AutoplayError(f"cannot write {path}: {error.strerror}") from None
     finally:
         plt.close(figure)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import itertools
 import json
 import math
+import os
 import random
 from pathlib import Path
 
@@ -13,9 +15,11 @@ import cv2
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from matplotlib.figure import Figure
 
 from autoplay.board import Cell
 from autoplay.cli import cli
+from autoplay.errors import AutoplayError
 from autoplay.report import (
     Comparison,
     Configuration,
@@ -134,6 +138,24 @@ def test_stats_table_and_plot(stats_path: Path, tmp_path: Path) -> None:
         ["simulator", "9x9/10", "kaboom", "safe at (0, 0)", "lookahead", "1", "100.0%"]]
     assert result.output.endswith(f"plot saved to {image}\n")
     assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_plot_the_disk_cannot_hold_leaves_no_file(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # A disk that filled as the picture was written left an empty file of its name.
+    def fill_up(figure: Figure, path: Path, **options: object) -> None:
+        Path(path).write_bytes(b"\x89PNG")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(Figure, "savefig", fill_up)
+    image = tmp_path / "stats.png"
+    with pytest.raises(AutoplayError, match=f"cannot write {image}: No space left on device"):
+        plot([_game(True)], image)
+    assert not image.exists()
+    image.write_bytes(b"the user's own")  # a file there before is written over, not removed
+    with pytest.raises(AutoplayError):
+        plot([_game(True)], image)
+    assert image.read_bytes() == b"\x89PNG"
 
 
 def test_a_single_game_is_drawn_in_the_colour_of_its_result(tmp_path: Path) -> None:
