@@ -198,6 +198,9 @@ class StatsStore:
         self.path = Path(path)
         self._db = self._connect(read_only, make_folder)
         try:
+            if not read_only and (why := self._unwritable()) is not None:  # said now, not
+                # once a game is played and cannot be recorded
+                raise StatsError(f"cannot open statistics file {str(self.path)!r}: {why}")
             try:
                 version = self._version()
             except sqlite3.OperationalError:

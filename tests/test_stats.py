@@ -410,6 +410,26 @@ def test_a_file_on_read_only_media_is_refused_for_recording_saying_why(
         StatsStore(read_only_media / stats_path.name)
 
 
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
+                    reason="needs root, to run a process without its right to override modes")
+def test_a_file_that_cannot_be_written_is_refused_before_a_game_is_played(
+        stats_path: Path) -> None:
+    # sim played its first game, then stopped: "attempt to write a readonly database".
+    with StatsStore(stats_path) as store:
+        store.record(A_GAME)
+    stats_path.chmod(0o444)
+    run = subprocess.run(  # root without CAP_DAC_OVERRIDE: the file's mode applies to it
+        ["setpriv", "--bounding-set=-dac_override,-dac_read_search", sys.executable, "-m",
+         "autoplay", "sim", "--preset", "beginner", "--games", "3", "--workers", "1",
+         "--quiet", "--db", str(stats_path)], check=False, capture_output=True, text=True,
+        timeout=120)
+    assert (run.returncode, run.stderr) == (1, (f"Error: cannot open statistics file "
+                                                f"'{stats_path}': it cannot be written to\n"))
+    stats_path.chmod(0o644)
+    with StatsStore(stats_path, read_only=True) as store:
+        assert len(list(store.games())) == 1
+
+
 def test_a_missing_folder_is_made_only_when_asked(tmp_path: Path) -> None:
     path = tmp_path / "new" / "stats.sqlite3"
     with pytest.raises(StatsError, match=f"there is no folder '{tmp_path}/new'$"):
