@@ -16,6 +16,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -108,13 +110,11 @@ def test_a_stopped_run_of_workers_ends_cleanly(tool: bool, signum: signal.Signal
     games = ("--preset", "beginner", "--games", "100000", "--workers", "2")
     process = (run_python(str(TOOLS / "tune.py"), str(path), *games, group=group) if tool
                else run_autoplay("sim", *games, "--quiet", "--db", str(path), group=group))
-    try:
-        deadline = time.monotonic() + 120
-        while not _games(path) and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
+    with _under_way(process, path):
         workers = _children(process.pid)
         assert len(workers) == 2
         # Both started: out of the parent's group (workers still starting: the next test).
+        deadline = time.monotonic() + 120
         while any(os.getpgid(pid) != pid for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.1)
         if group:
@@ -125,13 +125,7 @@ def test_a_stopped_run_of_workers_ends_cleanly(tool: bool, signum: signal.Signal
         assert process.returncode == code and "Traceback" not in err
         assert said is None or (out, err) == ("", _kept(path) + said)
         assert 0 < _games(path) < 100000
-        deadline = time.monotonic() + 10
-        while any(is_running(pid) for pid in workers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [pid for pid in workers if is_running(pid)]
-    finally:  # a failure must not leave a hundred thousand games running
-        process.kill()
-        process.communicate()
+        assert not _left_running(workers)
 
 
 @pytest.mark.parametrize(("first", "second"), [
@@ -145,19 +139,13 @@ def test_a_second_stop_waits_for_the_end_of_the_first(first: signal.Signals,
     path = tmp_path / "s.sqlite3"
     process = run_autoplay("sim", "--preset", "beginner", "--games", "100000", "--workers",
                            "2", "--quiet", "--db", str(path))
-    try:
-        deadline = time.monotonic() + 120
-        while not _games(path) and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
+    with _under_way(process, path):
         process.send_signal(first)
         process.send_signal(second)
         out, err = process.communicate(timeout=60)
         stop = signal.Signals(process.returncode - 128)
         assert stop in (first, second)
         assert (out, err) == ("", _kept(path) + STOPS[stop] + "\n")
-    finally:
-        process.kill()
-        process.communicate()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGINT])
@@ -171,17 +159,11 @@ def test_a_stop_ignored_when_the_run_began_stays_ignored(signum: signal.Signals,
          "autoplay", "sim", "--preset", "beginner", "--games", "300", "--workers", "1",
          "--quiet", "--db", str(path)], text=True, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 120
-        while not _games(path) and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+    with _under_way(process, path):
         process.send_signal(signum)
         _, err = process.communicate(timeout=120)
         assert (process.returncode, err) == (0, "")
         assert _games(path) == 300
-    finally:
-        process.kill()
-        process.communicate()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
@@ -191,10 +173,7 @@ def test_a_worker_killed_stops_the_run_with_one_line(signum: signal.Signals,
     path = tmp_path / "s.sqlite3"
     process = run_autoplay("sim", "--preset", "beginner", "--games", "100000", "--workers",
                            "2", "--quiet", "--db", str(path))
-    try:
-        deadline = time.monotonic() + 120
-        while not _games(path) and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
+    with _under_way(process, path):
         workers = _children(process.pid)
         assert len(workers) == 2
         os.kill(workers[0], signum)
@@ -202,13 +181,7 @@ def test_a_worker_killed_stops_the_run_with_one_line(signum: signal.Signals,
         assert (process.returncode, out, err) == (1, "", _kept(path) + (
             f"Error: a worker process ended (exit code {-signum}: killed?) with its game "
             f"unfinished: stopped\n"))
-        deadline = time.monotonic() + 10
-        while is_running(workers[1]) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not is_running(workers[1])
-    finally:
-        process.kill()
-        process.communicate()
+        assert not _left_running(workers[1:])
 
 
 def test_ctrl_c_while_the_workers_start_stops_them_quietly(tmp_path: Path) -> None:
@@ -226,10 +199,7 @@ def test_ctrl_c_while_the_workers_start_stops_them_quietly(tmp_path: Path) -> No
         os.killpg(process.pid, signal.SIGINT)
         out, err = process.communicate(timeout=60)
         assert (process.returncode, out, err) == (130, "", _kept(path) + "Interrupted\n")
-        deadline = time.monotonic() + 10
-        while any(is_running(pid) for pid in workers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [pid for pid in workers if is_running(pid)]
+        assert not _left_running(workers)
     finally:
         process.kill()
         process.communicate()
@@ -282,6 +252,29 @@ def test_a_reference_of_the_benchmark_stopped_stops_as_ctrl_c_does(given: str,
                                f"given = {given}\npb.cancel_checks()\n{reference}(given)\n")
     _, err = process.communicate(timeout=60)
     assert err.splitlines()[-1] == "KeyboardInterrupt"
+
+
+@contextmanager
+def _under_way(process: subprocess.Popen[str], path: Path) -> Iterator[None]:
+    """Within, ``process``, a run recording in ``path``, has recorded a game (or ended);
+    after, it is killed whatever happened: a failure must not leave a hundred thousand
+    games running."""
+    try:
+        deadline = time.monotonic() + 120
+        while not _games(path) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        yield
+    finally:
+        process.kill()
+        process.communicate()
+
+
+def _left_running(pids: list[int]) -> list[int]:
+    """Those of ``pids`` still running after up to 10 seconds for them to end."""
+    deadline = time.monotonic() + 10
+    while any(is_running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return [pid for pid in pids if is_running(pid)]
 
 
 def _kept(path: Path) -> str:
