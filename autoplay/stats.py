@@ -198,9 +198,10 @@ class StatsStore:
         self.path = Path(path)
         self._db = self._connect(read_only, make_folder)
         try:
-            if not read_only and (why := self._unwritable()) is not None:  # said now, not
-                # once a game is played and cannot be recorded
-                raise StatsError(f"cannot open statistics file {str(self.path)!r}: {why}")
+            if not read_only:  # said now, not once a game is played and cannot be recorded
+                if (why := self._unwritable()) is not None:
+                    raise StatsError(f"cannot open statistics file {str(self.path)!r}: {why}")
+                self._refuse_damaged()
             try:
                 version = self._version()
             except sqlite3.OperationalError:
@@ -239,12 +240,26 @@ class StatsStore:
         except sqlite3.DatabaseError as error:
             self._db.close()
             if getattr(error, "sqlite_errorname", None) == "SQLITE_CORRUPT":
-                raise StatsError(f"{self.path} is damaged (SQLite: {error}): a copy cut "
-                                 f"short, say") from None
+                raise self._damaged(str(error)) from None
             raise StatsError(f"{self.path} is not a statistics file: {error}") from None
         except StatsError:
             self._db.close()
             raise
+
+    def _refuse_damaged(self) -> None:
+        """Refuse to record in a damaged file: games added to it could not be read back (a
+        second of checking for a million games). A row that breaks the table's checks is
+        named when it is read."""
+        self._db.execute("PRAGMA ignore_check_constraints = ON")
+        found = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
+        self._db.execute("PRAGMA ignore_check_constraints = OFF")
+        if found != "ok":
+            found = " ".join(line for line in found.splitlines() if not line.startswith("***"))
+            raise self._damaged(found, "; no game is recorded in it")
+
+    def _damaged(self, found: str, then: str = "") -> StatsError:
+        return StatsError(f"{self.path} is damaged (SQLite: {found}): a copy cut short, "
+                          f"say{then}")
 
     def _unwritable(self) -> str | None:
         """Why SQLite cannot change the file (it writes a journal beside it), or None."""
@@ -285,15 +300,6 @@ class StatsStore:
         self._check(version)
         if read_only:  # the current schema, or an empty file
             return
-        # Games added to a damaged file could not be read back (a second of checking for a
-        # million games). A row that breaks the table's checks is named when it is read.
-        self._db.execute("PRAGMA ignore_check_constraints = ON")
-        found = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
-        self._db.execute("PRAGMA ignore_check_constraints = OFF")
-        if found != "ok":
-            found = " ".join(line for line in found.splitlines() if not line.startswith("***"))
-            raise StatsError(f"{self.path} is damaged (SQLite: {found}): a copy cut short, "
-                             f"say; no game is recorded in it")
         if version < len(_MIGRATIONS):  # in one transaction: no file is left between versions
             self._db.execute("BEGIN IMMEDIATE")
             try:
