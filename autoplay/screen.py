@@ -749,12 +749,30 @@ class ScreenGame:
         x0, _, x1, _ = self.geometry.box()
         return seen.height == region.height and seen.width >= min(region.width, x1 - x0)
 
-    def _left_covered(self, reading: Reading) -> bool:
-        """Whether a game that flags every mine when won (:attr:`Playbook.flags_mines_when_won`)
-        still shows covered cells, as ``reading`` has its board at the end: then it is not
-        won."""
-        return (self.playbook.flags_mines_when_won and reading.is_complete()
-                and bool(reading.board.unknown_cells()))
+    def _still_played(self, reading: Reading) -> bool:
+        """Whether a game that flags every mine when won (:attr:`Playbook.flags_mines_when_won`),
+        its board at the end as ``reading`` has it, is not won: it shows covered cells, or it
+        still takes a move. Such a game (Tatham's Mines) takes none once over; but with a
+        mine count too high, a bot that flags proven mines flags every cell left itself, so
+        a flag is right-clicked: it comes off (and is put back) only in a game played on."""
+        if not (self.playbook.flags_mines_when_won and reading.is_complete()):
+            return False
+        board = reading.board
+        if board.unknown_cells():
+            return True
+        if not board.flags():
+            return False
+        x, y = self.geometry.centre(board.flags()[0])
+        before = self._grab()
+        self._press(round(x), round(y), "right", self._region())
+        after, taken = self.screen.capture.changed(self._region(), before,
+                                                   timeout=self.redraw_timeout,
+                                                   interval=self.playbook.still)
+        if taken:
+            self._press(round(x), round(y), "right", self._region())
+            self.screen.capture.changed(self._region(), after, timeout=self.redraw_timeout,
+                                        interval=self.playbook.still)
+        return taken
 
     def _finish(self, timeout: float = 3.0) -> None:
         """Wait until the game shows its end its own way (its status words, its face, its
@@ -795,7 +813,7 @@ class ScreenGame:
         reading = self._read(frame)
         if sign is not None and not self.sign_seen:
             if self._outcome == "won" and (self._sign_on_screen()
-                                           or self._left_covered(reading)):
+                                           or self._still_played(reading)):
                 counted = "" if self.mines is None else f" with {self.mines} mines"
                 raise DesktopError(f"the board looks won{counted}, but {self.skin.name} did "
                                    f"not say so within {timeout} s: "

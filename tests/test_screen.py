@@ -311,6 +311,63 @@ def test_a_win_the_game_does_not_confirm_is_not_recorded(xvfb: str, screen: Scre
             game.reveal(safe)
 
 
+WALLED = """
+..**.**..
+..*...*..
+..*......
+..*......
+..*......
+..*......
+..*......
+..*......
+..*......
+"""
+"""Two columns walled off by mines, which no number reaches. Told that every covered cell
+but one is a mine, the bot proves (0, 4) that cell, the one both 2s beside it share."""
+
+
+def test_a_win_the_bot_flagged_itself_is_not_recorded(xvfb: str, screen: Screen) -> None:
+    """Under --flag, with too many mines given (every covered cell but one), the bot flags
+    every cell but the one it opens, the walled-off safe ones too: none is left covered,
+    as in a game won, but sgt-mines still takes a move (a flag right-clicked comes off,
+    and is put back), which it does not once a game is over."""
+    *_, mines = parse_layout(WALLED)
+    window, *_ = sgt(xvfb, WALLED)
+    with window:
+        covered = find_game(screen, screen.search_area(), load_skins("sgt-mines"),
+                            timeout=5).observe().unknown_cells()
+        given = len(covered) - 1
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"), mines=given,
+                         timeout=5)
+        with pytest.raises(DesktopError, match=f"the board looks won with {given} mines, "
+                                               "but sgt-mines did not say so within 3.0 s"):
+            play(game, rng=random.Random(1), flag_mines=True)
+        board = find_game(screen, screen.search_area(), load_skins("sgt-mines"),
+                          timeout=5).observe()
+    assert len(board.flags()) == given and not board.unknown_cells()  # the flag tried is back
+    assert set(covered) - set(board.flags()) - mines  # flagged safe cells: not won
+
+
+def test_a_win_whose_words_are_not_read_is_a_win(xvfb: str, screen: Screen,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    """On a desktop whose font the words COMPLETED! do not match, a game won with every
+    cell left flagged by the bot is told from one still played: sgt-mines takes no move
+    once over."""
+    monkeypatch.setattr(StatusText, "read", lambda self, strip: None)
+    *_, mines = parse_layout(INTERMEDIATE[0])
+    window, *_ = sgt(xvfb, INTERMEDIATE[0])
+    with window, caplog.at_level(logging.WARNING, logger="autoplay.screen"):
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"),
+                         mines=len(mines), timeout=5)
+        [record] = play_games(game, 1, lambda g: play(g, rng=random.Random(1),
+                                                      flag_mines=True))
+    assert record.won and not game.sign_seen
+    assert game.clicks[-1].button == "right"  # a flag tried, which stayed
+    assert [r.getMessage() for r in caplog.records] == [
+        "sgt-mines did not show that the game is won within 3.0 s"]
+
+
 def test_a_mine_count_the_board_contradicts_is_named(xvfb: str, tmp_path: Path) -> None:
     width, height, mines = parse_layout(BEGINNER[0])
     sim = SimGame.with_layout(width, height, mines)
