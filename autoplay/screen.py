@@ -374,8 +374,8 @@ def _screen_region(geometry: Geometry) -> Region:
 class ScreenGame:
     """A game on the screen, as a :class:`~autoplay.player.Game`.
 
-    Built by :func:`find_game`. ``mines`` is the game's mine total when known (without it,
-    the count of the game's level of that size, for a game of fixed levels): it lets the
+    Built by :func:`find_game`. ``mines`` is the game's mine total when known (for a game of
+    fixed levels, the count of its level of that size, which no other count may be): it lets the
     deducer use the count and the board tell a win. ``speed`` is a pause after each click,
     for a person to follow. ``on_frame`` sees the board at the start of each game (with
     True) and after every click, once drawn (with False).
@@ -387,8 +387,13 @@ class ScreenGame:
         self.screen, self.skin, self.search = screen, skin, search
         self.playbook = playbook_of(skin.name)
         cols, rows = reading.geometry.cols, reading.geometry.rows
+        level = self.playbook.mines_of(cols, rows)
+        if mines is not None and level is not None and mines != level:
+            # A count too high would have a board that only looks won taken for a win.
+            raise DesktopError(f"the {cols}x{rows} {skin.name} board is its level of {level} "
+                               f"mines, not {mines}: is the mine count right?")
         if mines is None:
-            mines = self.playbook.mines_of(cols, rows)
+            mines = level
         if mines is not None and mines >= cols * rows:
             raise DesktopError(f"{mines} mines do not fit the {cols}x{rows} {skin.name} board "
                                f"with a cell to open: is the mine count right?")

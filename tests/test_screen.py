@@ -942,5 +942,9 @@ def test_a_game_of_fixed_levels_knows_its_mine_count_from_the_boards_size(
         game = find_game(screen, screen.search_area(), load_skins("xbomb"), timeout=5)
         assert game.mines == 10 and game.observe().mines == 10
     with launch_game("xbomb", xvfb, ["-square", "-1"]):
-        game = find_game(screen, screen.search_area(), load_skins("xbomb"), mines=12, timeout=5)
-        assert game.mines == 12  # what the user says goes
+        # Any other count is wrong: too high, a board that only looks won would be a win.
+        with pytest.raises(DesktopError, match="^the 8x8 xbomb board is its level of 10 "
+                                               "mines, not 11: is the mine count right"):
+            find_game(screen, screen.search_area(), load_skins("xbomb"), mines=11, timeout=5)
+        game = find_game(screen, screen.search_area(), load_skins("xbomb"), mines=10, timeout=5)
+        assert game.mines == 10 and game.clicks == []
