@@ -754,30 +754,55 @@ class ScreenGame:
         x0, _, x1, _ = self.geometry.box()
         return seen.height == region.height and seen.width >= min(region.width, x1 - x0)
 
-    def _still_played(self, reading: Reading) -> bool:
-        """Whether a game that flags every mine when won (:attr:`Playbook.flags_mines_when_won`),
-        its board at the end as ``reading`` has it, is not won: it shows covered cells, or it
-        still takes a move. Such a game (Tatham's Mines) takes none once over; but with a
-        mine count too high, a bot that flags proven mines flags every cell left itself, so
-        a flag is right-clicked: it comes off (and is put back) only in a game played on."""
-        if not (self.playbook.flags_mines_when_won and reading.is_complete()):
+    def _still_played(self, frame: Image) -> bool:
+        """Whether the game, its board at the end as ``frame`` shows it, looks won but is
+        not over: with a mine count too high, the cells left can all look like mines.
+
+        A game that flags every mine when won (:attr:`Playbook.flags_mines_when_won`) is
+        not won while it shows covered cells. Else a covered cell is right-clicked, a
+        flagged one first (the bot flags every cell left under ``--flag``, and in a game
+        that wants every mine flagged): none of the shipped games with a sign takes a move
+        once over, and each flags or unflags a cell while played. A cell that changed is
+        put back as it was."""
+        reading = self._read(frame)
+        if not reading.is_complete():
             return False
         board = reading.board
-        if board.unknown_cells():
+        if self.playbook.flags_mines_when_won and board.unknown_cells():
             return True
-        if not board.flags():
+        cells = board.flags() or board.unknown_cells()
+        if not cells:
             return False
-        x, y = self.geometry.centre(board.flags()[0])
-        before = self._grab()
+        cell, was = cells[0], board[cells[0]]
+        state: int | None = was
+        for presses in range(3):  # a flag can turn to a question mark, then back
+            if presses:  # GNOME Mines takes a second click this soon for a double one
+                time.sleep(_DOUBLE_CLICK)
+            state = self._right_click(cell, state)
+            if state == was:
+                return presses > 0
+        raise DesktopError(f"{tuple(cell)} of the {self.skin.name} board did not come back "
+                           f"as it was after three right-clicks: stopped")
+
+    def _right_click(self, cell: Cell, state: int | None) -> int | None:
+        """Right-click ``cell`` (whether the game is over or not) and return what it reads
+        as once it reads as another covered look than ``state`` (None: not recognised, a
+        question mark), or after the redraw timeout. A frame that holds still can come
+        before the game has drawn the click, and GNOME Mines lights the cell under the
+        pointer, which then reads as opened, for a moment after the pointer leaves it: a
+        right-click opens no cell."""
+        x, y = self.geometry.centre(cell)
         self._press(round(x), round(y), "right", self._region())
-        after, taken = self.screen.capture.changed(self._region(), before,
-                                                   timeout=self.redraw_timeout,
-                                                   interval=self.playbook.still)
-        if taken:
-            self._press(round(x), round(y), "right", self._region())
-            self.screen.capture.changed(self._region(), after, timeout=self.redraw_timeout,
-                                        interval=self.playbook.still)
-        return taken
+        if self.playbook.hover:
+            self._park(inside=False)
+        deadline = time.monotonic() + self.redraw_timeout
+        while True:
+            reading = self._read(self.screen.capture.still(self._region(),
+                                                           interval=self.playbook.still))
+            now = reading.board[cell] if reading.is_complete() else None
+            if (now != state and now in (UNKNOWN, FLAG, None)) or time.monotonic() >= deadline:
+                return now
+            time.sleep(0.02)
 
     def _finish(self, timeout: float = 3.0) -> None:
         """Wait until the game shows its end its own way (its status words, its face, its
@@ -818,7 +843,7 @@ class ScreenGame:
         reading = self._read(frame)
         if sign is not None and not self.sign_seen:
             if self._outcome == "won" and (self._sign_on_screen()
-                                           or self._still_played(reading)):
+                                           or self._still_played(frame)):
                 counted = "" if self.mines is None else f" with {self.mines} mines"
                 raise DesktopError(f"the board looks won{counted}, but {self.skin.name} did "
                                    f"not say so within {timeout} s: "
@@ -829,6 +854,11 @@ class ScreenGame:
                             self.skin.name, self._outcome, timeout)
         if reading.is_complete() and _same_game(self._board, reading.board):
             self._frame, self._board = frame, reading.board.with_mines(self.mines)
+
+
+_DOUBLE_CLICK = 0.5
+"""Seconds between two clicks on one cell that no game takes for a double click (GTK's
+is 0.4 s by default)."""
 
 
 def _unknown_cells(reading: Reading) -> UnknownCells:

@@ -42,6 +42,7 @@ from autoplay.player import GameResult, play
 from autoplay.screen import (
     PLAYBOOKS,
     SIGNS,
+    Face,
     Screen,
     ScreenGame,
     StatusText,
@@ -368,6 +369,48 @@ def test_a_win_whose_words_are_not_read_is_a_win(xvfb: str, screen: Screen,
         "sgt-mines did not show that the game is won within 3.0 s"]
 
 
+@pytest.mark.parametrize(("name", "flagged"), [("xdemineur", True), ("gnome-mines", False),
+                                             ("gnome-mines", True)])
+def test_a_game_played_on_takes_a_move(xvfb: str, screen: Screen, name: str,
+                                       flagged: bool) -> None:
+    """How a board that looks won is told from one won when the game's face or window
+    says nothing (or not yet: its look is read only once it has shown an end in the run):
+    with a mine count too high, the cells left all look like mines once the last safe
+    ones but a few are open. A game played on takes a move: a covered cell right-clicked
+    changes (a flag comes, or goes; in GNOME Mines through a question mark), and is put
+    back. (The tests of wins without a sign show that a game over takes none.)"""
+    level = LEVELS[name]["beginner"]
+    with launch_game(name, xvfb, level.args):
+        game = find_game(screen, screen.search_area(), load_skins(name), mines=level.mines,
+                         timeout=10)
+        if flagged:
+            game.flag(game.observe().unknown_cells()[0])
+        before = game.observe()
+        assert game._still_played(game._frame)
+        assert game.clicks[-1].button == "right"
+        again = find_game(screen, screen.search_area(), load_skins(name), timeout=10)
+        assert again.observe().states == before.states  # the cell tried is back
+
+
+def test_a_win_whose_face_is_not_seen_is_a_win(xvfb: str, screen: Screen,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """xdemineur's face looked for where it is not (as in a window laid out otherwise):
+    a game won is told by the game taking no move once over."""
+    monkeypatch.setattr(Face, "region", lambda self, geometry: Region(-50, -50, 20, 20))
+    level = LEVELS["xdemineur"]["beginner"]
+    outcomes = []
+    with launch_game("xdemineur", xvfb, level.args):
+        game = find_game(screen, screen.search_area(), load_skins("xdemineur"),
+                         mines=level.mines, timeout=10)
+        for record in play_games(game, 6, lambda g: play(g, rng=random.Random(4),
+                                                         first_cell=g.first_cell)):
+            outcomes.append(record.won)
+            if record.won:
+                break
+    assert outcomes[-1] and not game.sign_seen, outcomes
+    assert game.clicks[-1].button == "right"  # a flag tried, which stayed
+
+
 def test_a_mine_count_the_board_contradicts_is_named(xvfb: str, tmp_path: Path) -> None:
     width, height, mines = parse_layout(BEGINNER[0])
     sim = SimGame.with_layout(width, height, mines)
@@ -406,6 +449,7 @@ def test_a_gnome_mines_win_without_its_window_is_a_win(
             if record.won:
                 break
     assert outcomes[-1] and not game.sign_seen, outcomes
+    assert game.clicks[-1].button == "right"  # a cell tried, which did not change
 
 
 @pytest.mark.parametrize("preset", ["beginner", "intermediate", "expert"])
