@@ -392,21 +392,28 @@ def test_a_game_played_on_takes_a_move(xvfb: str, screen: Screen, name: str,
         assert again.observe().states == before.states  # the cell tried is back
 
 
-def test_a_win_whose_face_is_not_seen_is_a_win(xvfb: str, screen: Screen,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    """xdemineur's face looked for where it is not (as in a window laid out otherwise):
-    a game won is told by the game taking no move once over."""
-    monkeypatch.setattr(Face, "region", lambda self, geometry: Region(-50, -50, 20, 20))
-    level = LEVELS["xdemineur"]["beginner"]
+def played_to_a_win(xvfb: str, screen: Screen, name: str) -> tuple[list[bool], ScreenGame]:
+    """Up to six beginner games of ``name``, played until one is won: whether each was
+    won, and the game on the screen."""
+    level = LEVELS[name]["beginner"]
     outcomes = []
-    with launch_game("xdemineur", xvfb, level.args):
-        game = find_game(screen, screen.search_area(), load_skins("xdemineur"),
-                         mines=level.mines, timeout=10)
+    with launch_game(name, xvfb, level.args):
+        game = find_game(screen, screen.search_area(), load_skins(name), mines=level.mines,
+                         timeout=10)
         for record in play_games(game, 6, lambda g: play(g, rng=random.Random(4),
                                                          first_cell=g.first_cell)):
             outcomes.append(record.won)
             if record.won:
                 break
+    return outcomes, game
+
+
+def test_a_win_whose_face_is_not_seen_is_a_win(xvfb: str, screen: Screen,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """xdemineur's face looked for where it is not (as in a window laid out otherwise):
+    a game won is told by the game taking no move once over."""
+    monkeypatch.setattr(Face, "region", lambda self, geometry: Region(-50, -50, 20, 20))
+    outcomes, game = played_to_a_win(xvfb, screen, "xdemineur")
     assert outcomes[-1] and not game.sign_seen, outcomes
     assert game.clicks[-1].button == "right"  # a flag tried, which stayed
 
@@ -438,16 +445,7 @@ def test_a_gnome_mines_win_without_its_window_is_a_win(
 
     private_environment = desktop._private_environment
     monkeypatch.setattr(desktop, "_private_environment", with_best_times)
-    level = LEVELS["gnome-mines"]["beginner"]
-    outcomes = []
-    with launch_game("gnome-mines", xvfb, level.args):
-        game = find_game(screen, screen.search_area(), load_skins("gnome-mines"),
-                         mines=level.mines, timeout=10)
-        for record in play_games(game, 6, lambda g: play(g, rng=random.Random(4),
-                                                         first_cell=g.first_cell)):
-            outcomes.append(record.won)
-            if record.won:
-                break
+    outcomes, game = played_to_a_win(xvfb, screen, "gnome-mines")
     assert outcomes[-1] and not game.sign_seen, outcomes
     assert game.clicks[-1].button == "right"  # a cell tried, which did not change
 
