@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
-from autoplay.errors import BoardFormatError, ImpossibleCount, plural
+from autoplay.errors import BoardFormatError, ImpossibleCount, numbered_lines, plural
 
 UNKNOWN = -1
 """An unopened cell with nothing known about it."""
@@ -153,7 +153,7 @@ class Board:
         first_line: int | None = None
         header_mines: int | None = None
         positions: list[tuple[int, list[int]]] = []  # (line number, column of each cell)
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in numbered_lines(text):
             if not line.strip():
                 continue
             header = _MINES_LINE.match(line.strip())

@@ -3,11 +3,12 @@ the counts in their messages, and the word a run stops with."""
 
 from __future__ import annotations
 
+import re
 import signal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from autoplay.board import Board
     from autoplay.vision import Reading
@@ -23,6 +24,20 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
     """``count`` and its noun, which takes an s unless ``count`` is 1: messages say "1 mine"
     and "2 mines" (``many``: the plural of a noun that takes more than an s)."""
     return f"{count} {noun if count == 1 else many or noun + 's'}"
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
+    """The lines of a text file, numbered from 1 as an editor numbers them, for messages that
+    name a line: only ``\\n``, ``\\r\\n`` and ``\\r`` end one (:meth:`str.splitlines` also
+    breaks at a form feed or U+2028, which an editor shows inside a line).
+
+    >>> list(numbered_lines("1\\f2\\r\\n3"))
+    [(1, '1\\x0c2'), (2, '3')]
+    """
+    return enumerate(_LINE_BREAK.split(text.removesuffix("\n").removesuffix("\r")), start=1)
 
 
 def listed(words: Sequence[str]) -> str:

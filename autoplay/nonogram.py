@@ -50,7 +50,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby, pairwise
 
-from autoplay.errors import NonogramFormatError, OutOfTime, UnfittableClues, plural
+from autoplay.errors import (
+    NonogramFormatError,
+    OutOfTime,
+    UnfittableClues,
+    numbered_lines,
+    plural,
+)
 from autoplay.pb import PbSolver
 
 Clue = tuple[int, ...]
@@ -113,7 +119,7 @@ class Clues:
         headers: dict[str, int] = {}
         sections: dict[str, list[tuple[int, str]]] = {}
         section: list[tuple[int, str]] | None = None
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in numbered_lines(text):
             header = _HEADER.match(line)
             if header:
                 kind = header.group(1).lower()

@@ -47,6 +47,19 @@ def test_spaces_and_blank_lines_are_ignored() -> None:
     assert Board.parse("\n  1 . \n\n  . 1\n\n") == Board.parse("1.\n.1")
 
 
+@pytest.mark.parametrize("space", ["\f", "\v", "\x1c", "\x85", "\u2028", "\u2029"])
+def test_only_a_line_break_ends_a_row(space: str) -> None:
+    # str.splitlines also breaks at these, which an editor shows inside a line: the row
+    # would split in two and every later line number would be off by one.
+    assert Board.parse(f"1{space}.\n..") == Board.parse("1.\n..")
+    with pytest.raises(BoardFormatError, match="^line 2: row has 1 cell"):
+        Board.parse(f"1{space}.\n.")
+
+
+def test_every_line_break_ends_a_row() -> None:
+    assert Board.parse("1.\r\n..\r..") == Board.parse("1.\n..\n..")
+
+
 def test_mines_option_overrides_the_header() -> None:
     assert Board.parse("mines: 3\n...", mines=1).mines == 1
 

@@ -102,6 +102,13 @@ def test_solutions_are_exactly_the_grids_a_brute_force_finds(width: int, height:
     assert set(found) == expected
 
 
+def test_only_a_line_break_ends_a_clue_line() -> None:
+    # A form feed inside a line is a space, as an editor shows it, not a new stripe.
+    assert Clues.parse("rows:\n1\f1\ncolumns:\n1\n0\n1") == Clues.parse(
+        "rows:\n1 1\ncolumns:\n1\n0\n1")
+    assert Clues.parse("rows:\r\n1\rcolumns:\r\n1") == Clues.parse("rows:\n1\ncolumns:\n1")
+
+
 def test_an_empty_line_is_an_empty_stripe_unless_it_ends_its_section() -> None:
     clues = Clues.parse("rows:\n1\n\n1\n\ncolumns:\n1 1\n\n")
     assert clues.rows == ((1,), (), (1,))
