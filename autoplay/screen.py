@@ -71,7 +71,9 @@ class StatusText:
     """A line of text under the board that says how the game ended (sgt-mines' status bar).
 
     ``images`` maps an outcome to a picture of its words; each is looked for anywhere in the
-    strip under the board, so the timer printed before the words does not matter.
+    strip under the board, so the timer printed before the words does not matter. A picture
+    holds only the first letters of long words (COMPLE of COMPLETED!): a window no wider
+    than its menu bar cuts the rest ("[0:00] COMPLET...").
     """
 
     images: tuple[tuple[Outcome, str], ...]

@@ -485,6 +485,22 @@ def test_a_malformed_region_is_refused_before_the_display_is_looked_for(region: 
 
 
 
+def test_a_win_in_a_window_too_narrow_for_its_words_is_seen(
+        xvfb: str, screen: Screen, caplog: pytest.LogCaptureFixture) -> None:
+    """A board four cells wide leaves sgt-mines' window as narrow as its menu bar, whose
+    status bar cuts the words: "[0:00] COMPLET..."."""
+    layout = "*..*\n....\n....\n...."
+    width, height, mines = parse_layout(layout)
+    assert solvable_without_guessing(width, height, mines, start_cell(width, height))
+    window, *_ = sgt(xvfb, layout)
+    with window, caplog.at_level(logging.WARNING, logger="autoplay.screen"):
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"),
+                         mines=len(mines), timeout=5)
+        [record] = play_games(game, 1, lambda g: play(g, rng=random.Random(1)))
+    assert record.won and game.sign_seen
+    assert caplog.records == []
+
+
 def test_the_status_words_tell_won_from_lost() -> None:
     sign = PLAYBOOKS["sgt-mines"].sign
     assert isinstance(sign, StatusText)
