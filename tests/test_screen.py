@@ -6,6 +6,7 @@ with random layouts (xdemineur) are checked against what they show at the end.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -513,9 +514,9 @@ def test_the_status_words_tell_won_from_lost() -> None:
 
 
 def test_a_moved_window_is_found_again_and_a_closed_one_stops_the_game(
-        xvfb: str, screen: Screen) -> None:
+        xvfb: str, screen: Screen, caplog: pytest.LogCaptureFixture) -> None:
     window, _, _, mines = sgt(xvfb, BEGINNER[0])
-    with window:
+    with window, caplog.at_level(logging.WARNING, logger="autoplay.screen"):
         game = find_game(screen, screen.search_area(), load_skins("sgt-mines"),
                          mines=len(mines), timeout=5)
         before = game.geometry
@@ -523,6 +524,10 @@ def test_a_moved_window_is_found_again_and_a_closed_one_stops_the_game(
         result = play(game, rng=random.Random(2))
         assert result.won and game.geometry == before.moved(300, 200)
         assert all(inside(c.x, c.y, game) for c in game.clicks)
+    x0, y0, x1, y1 = before.box()
+    assert [r.getMessage() for r in caplog.records] == [
+        (f"the sgt-mines board moved from {(x0, y0, x1, y1)} to "
+         f"{(x0 + 300, y0 + 200, x1 + 300, y1 + 200)}")]
     window, *_ = sgt(xvfb, BEGINNER[1])
     with window:
         game = find_game(screen, screen.search_area(), load_skins("sgt-mines"),
@@ -531,6 +536,21 @@ def test_a_moved_window_is_found_again_and_a_closed_one_stops_the_game(
         with pytest.raises(WindowLost, match="board is gone"):
             play(game, rng=random.Random(2))
         assert game.clicks == []
+
+
+def test_a_board_found_again_a_fraction_of_a_pixel_off_has_not_moved(
+        xvfb: str, screen: Screen, caplog: pytest.LogCaptureFixture) -> None:
+    """Found again (a read failed, say), a board is fitted anew, to a fraction of a pixel
+    off the last fit: a warning that it moved "from (24, 49, 168, 193) to (24, 49, 168,
+    193)" would only puzzle."""
+    window, *_ = sgt(xvfb, BEGINNER[0])
+    with window, caplog.at_level(logging.WARNING, logger="autoplay.screen"):
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"), timeout=5)
+        fitted = game.geometry
+        game.geometry = dataclasses.replace(fitted, left=fitted.left + 0.2)
+        game._relocate(None)
+    assert game.geometry == fitted
+    assert caplog.records == []
 
 
 def test_no_click_can_leave_the_board(xvfb: str, screen: Screen,
