@@ -5,7 +5,7 @@ deals whose first click shows a number; ``tools/rollout.py`` plays the player's 
 again from layouts drawn for their positions; ``tools/solver_checks.py`` counts the deducer's
 Z3 checks under each phase setting; ``tools/unknown_count.py`` plays each deal told the mine
 count and not told; ``tools/nonogram_times.py`` times the nonogram solver on the clues of
-random pictures."""
+random pictures; ``tools/sgt_tile_sizes.py`` plays Tatham's Mines at other tile sizes."""
 
 from __future__ import annotations
 
@@ -219,6 +219,17 @@ def test_unknown_count_plays_each_deal_told_the_count_and_not_told() -> None:
     assert blind.startswith(f"7x7/9, 24 games of seed 3, not told: {blind_wins} won")
     assert only == (f"won only when told: {sum(t and not b for t, b in won)}, "
                     f"only when not told: {sum(b and not t for t, b in won)}")
+
+
+def test_sgt_tile_sizes_plays_at_each_size_on_a_screen_of_its_own() -> None:
+    """Two sizes in one run, each game drawn at its size (the cells found say so): a
+    process that clicked on one virtual screen cannot click on the next."""
+    result = subprocess.run([sys.executable, "tools/sgt_tile_sizes.py", "--games", "1",
+                             "24", "30"], cwd=ROOT, capture_output=True, text=True,
+                            check=False, stdin=subprocess.DEVNULL, timeout=240)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["24 px, cells of 24.0 px found: 1 won, 0 lost",
+                                          "30 px, cells of 30.0 px found: 1 won, 0 lost"]
 
 
 def test_a_cut_reads_as_what_it_shows_only_when_the_line_beyond_is_opened() -> None:
