@@ -1,5 +1,6 @@
 """The errors autoplay raises for bad input (any other exception is a bug), the wording of
-the counts in their messages, and the word a run stops with."""
+the counts in their messages, the numbering of the lines they name, and the word a run
+stops with."""
 
 from __future__ import annotations
 
@@ -31,11 +32,16 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
     """The lines of a text file, numbered from 1 as an editor numbers them, for messages that
-    name a line: only ``\\n``, ``\\r\\n`` and ``\\r`` end one (:meth:`str.splitlines` also
-    breaks at a form feed or U+2028, which an editor shows inside a line).
+    name a line: only ``\\n``, ``\\r\\n`` and ``\\r`` end one, as Python's universal newlines
+    (and most editors) end lines (:meth:`str.splitlines` also breaks at a form feed or
+    U+2028, which an editor shows inside a line). A break at the very end starts no line.
 
     >>> list(numbered_lines("1\\f2\\r\\n3"))
     [(1, '1\\x0c2'), (2, '3')]
+    >>> [list(numbered_lines(text)) for text in ("1\\r\\n", "1\\r", "1\\n\\n")]
+    [[(1, '1')], [(1, '1')], [(1, '1'), (2, '')]]
+    >>> list(numbered_lines(""))
+    [(1, '')]
     """
     return enumerate(_LINE_BREAK.split(text.removesuffix("\n").removesuffix("\r")), start=1)
 
