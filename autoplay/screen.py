@@ -693,7 +693,7 @@ class ScreenGame:
                              f"{self.skin.name} board is gone (a {found.cols}x{found.rows} "
                              f"board is there instead): stopped")
         moved = found.moved(self.search.left, self.search.top)
-        if moved.box() != self.geometry.box():  # not a fit a fraction of a pixel off
+        if not moved.near(self.geometry):
             log.warning("the %s board moved from %s to %s", self.skin.name,
                         self.geometry.box(), moved.box())
         self.geometry = moved

@@ -169,8 +169,8 @@ class Geometry:
 
     def box(self) -> tuple[int, int, int, int]:
         """The board's pixel rectangle, rounded: (x0, y0, x1, y1)."""
-        return (round(self.left), round(self.top), round(self.left + self.cols * self.pitch_x),
-                round(self.top + self.rows * self.pitch_y))
+        x0, y0, x1, y1 = self._corners()
+        return round(x0), round(y0), round(x1), round(y1)
 
     def cell_box(self, cell: Cell) -> tuple[int, int, int, int]:
         """The rectangle of one cell, rounded: (x0, y0, x1, y1)."""
@@ -184,6 +184,25 @@ class Geometry:
         xs = np.round(self.left + np.arange(self.cols + 1) * self.pitch_x).astype(np.intp)
         ys = np.round(self.top + np.arange(self.rows + 1) * self.pitch_y).astype(np.intp)
         return xs, ys
+
+    def near(self, other: Geometry) -> bool:
+        """Whether ``other`` puts every corner of the board within half a pixel of this
+        one's: a fit of the same board, not the board moved (their rounded :meth:`box` may
+        still differ by a pixel, where a corner lies near a half).
+
+        >>> board = Geometry(30.4, 55.0, 20.0, 20.0, 9, 9)
+        >>> board.near(board.moved(0.2)), board.box() == board.moved(0.2).box()
+        (True, False)
+        >>> board.near(board.moved(-1.0)), board.near(Geometry(30.4, 55.0, 20.1, 20.0, 9, 9))
+        (False, False)
+        """
+        return all(abs(mine - theirs) < 0.5 for mine, theirs in
+                   zip(self._corners(), other._corners(), strict=True))
+
+    def _corners(self) -> tuple[float, float, float, float]:
+        """The board's pixel rectangle, unrounded: (x0, y0, x1, y1)."""
+        return (self.left, self.top, self.left + self.cols * self.pitch_x,
+                self.top + self.rows * self.pitch_y)
 
     def moved(self, dx: float = 0.0, dy: float = 0.0) -> Geometry:
         """The same lattice shifted by (dx, dy) pixels."""
