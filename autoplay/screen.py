@@ -632,24 +632,54 @@ class ScreenGame:
 
     def _look(self, frame: Image, opened: Cell | None = None) -> None:
         """Read ``frame``, the answer to opening ``opened`` if given; make sure it is the same
-        game, found again if it moved; then judge the game and, if it ended, wait for its
+        game, found again if it moved (or won, its flags unread:
+        :meth:`_won_with_flags_unread`); then judge the game and, if it ended, wait for its
         end to be shown."""
         reading = self._read(frame)
         if not reading.is_complete() and not self._covered_by_dialog(frame):
             # An animation (a board flashing at the end) or a window in the way: wait.
             frame = self._settled(frame)
             reading = self._read(frame)
+        board = reading.board
         if not self._marked_loss(reading, opened) and (
-                not reading.is_complete() or not _same_game(self._board, reading.board)):
+                not reading.is_complete() or not _same_game(self._board, board)):
             if self._dialog_shown():
                 self._outcome = "won"
                 self._finish()
                 return
-            frame, reading = self._relocate(opened)
-        self._frame, self._board = frame, reading.board.with_mines(self.mines)
+            won = self._won_with_flags_unread(reading)
+            if won is None:
+                frame, reading = self._relocate(opened)
+                board = reading.board
+            else:
+                board = won
+        self._frame, self._board = frame, board.with_mines(self.mines)
         self._outcome = judge(self._board)
         if self._outcome != "playing":
             self._finish()
+
+    def _won_with_flags_unread(self, reading: Reading) -> Board | None:
+        """The board won, when ``reading`` is of a game that flags every mine once won
+        (:attr:`Playbook.flags_mines_when_won`), its status words say so, and the cells it
+        left unrecognised are those flags: cells unopened before, and, with them as
+        flags, no cell left covered, every opened cell showing its count as before and
+        (when known) as many flags as mines. Tatham's Mines at tiles under 20 px draws
+        flags its skin does not recognise; its counts read."""
+        sign = self.playbook.sign
+        if not (self.playbook.flags_mines_when_won and isinstance(sign, StatusText)):
+            return None
+        unread = [u.cell for u in reading.unrecognized]
+        if not unread or any(self._board[cell] not in (UNKNOWN, FLAG) for cell in unread):
+            return None
+        board = reading.board.with_states(dict.fromkeys(unread, FLAG))
+        if (board.unknown_cells() or not _same_game(self._board, board)
+                or self.mines not in (None, len(board.flags()))):
+            return None
+        if sign.read(self._grab_at(sign.region(self.geometry))) != "won":
+            return None
+        log.info("the %s game is won: %s not recognised taken for the game's flags",
+                 self.skin.name, plural(len(unread), "cell"))
+        return board
 
     def _marked_loss(self, reading: Reading, opened: Cell | None) -> bool:
         """True when ``reading`` shows the loss of a game that draws over its cells then

@@ -216,6 +216,42 @@ def test_made_sgt_mines_boards_are_won_without_a_guess(xvfb: str, screen: Screen
     assert stored.three_bv == three_bv(width, height, mines)
 
 
+@pytest.mark.parametrize("tile", [10, 16])
+def test_a_game_won_with_tiles_whose_flags_the_skin_misses_is_recorded_won(
+        xvfb: str, screen: Screen, tile: int, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Tatham's Mines at tiles under 20 px (``MINES_TILESIZE``) draws flags its 20 px skin
+    does not recognise, and it flags every mine once a game is won: the game stopped, won,
+    with "10 cells ... not recognised" until its status words were taken for the win."""
+    monkeypatch.setenv("MINES_TILESIZE", str(tile))
+    window, width, height, mines = sgt(xvfb, BEGINNER[0])
+    with window, caplog.at_level(logging.INFO, logger="autoplay.screen"):
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"),
+                         mines=len(mines), timeout=5)
+        assert (round(game.geometry.pitch_x), game.geometry.cols, game.geometry.rows) == (
+            tile, width, height)
+        [record] = play_games(game, 1, lambda g: play(g, rng=random.Random(1)))
+        final = game.observe()
+    assert record.won and game.sign_seen  # "COMPLETED!"
+    assert set(final.flags()) == mines and not final.unknown_cells()
+    assert f"{len(mines)} cells not recognised taken for the game's flags" in caplog.text
+
+
+def test_flags_the_skin_misses_are_no_win_while_the_game_goes_on(
+        xvfb: str, screen: Screen, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bot's own flags, unrecognised at 16 px, are not taken for a won game's: the
+    status words do not say won, so the game stops at the first flag it cannot read."""
+    monkeypatch.setenv("MINES_TILESIZE", "16")
+    window, *_, mines = sgt(xvfb, INTERMEDIATE[0])
+    with window:
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"),
+                         mines=len(mines), timeout=5)
+        with pytest.raises(UnknownCells, match="1 cell of the sgt-mines board not "
+                                               "recognised.*'flag'"):
+            play(game, rng=random.Random(1), flag_mines=True)
+        assert game.outcome == "playing"
+
+
 def test_a_lost_game_that_hides_its_mines_is_stored_with_its_count_unknown(
         xvfb: str, screen: Screen, stats_path: Path) -> None:
     """sgt-mines shows only the mine that went off: without --mines, no count is known."""
