@@ -1079,7 +1079,7 @@ def _slope(index: npt.NDArray[np.intp], position: npt.NDArray[np.floating[Any]],
 
 
 def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = False,
-            weight: float = 0.0) -> _Candidate | None:
+            weight: float = 0.0, fit: Skin | None = None) -> _Candidate | None:
     """Make a rough lattice exact on the full image, and find the board's edges.
 
     The lattice is fitted to where its cells match their templates best; then, on the
@@ -1100,7 +1100,14 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     exactly even then, it is no board at one of the skin's own scales, and None is
     returned at once; the ladder of scales settles it later if need be. (Fitting every
     stray lattice of every skin costs far more than reading a board at its own scale.)
+
+    A lattice whose cells all read as opened empty cells is no board, but a covered board
+    can read so a pixel or so off its lattice, where the empty look, plain, matches better
+    than the covered look scaled to another size does (sgt-mines' 17 to 19 px tiles, their
+    bevel 1 px wide where the skin's 20 px template's is 2): such a lattice is settled again
+    fitted to the covered look alone (``fit``; by default the whole skin).
     """
+    rough = geometry
     match: Match | None = None
     fitted = snapped  # taken as fitted until its cells say otherwise
     scale = geometry.pitch_x / skin.pitch[0]  # a snapped lattice's: one of the skin's own
@@ -1111,7 +1118,7 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     seen: set[tuple[int, int, int, int]] = set()
     for _ in range(64):
         clipped = _clip(geometry, image)
-        aligned = clipped if fitted or clipped is None else align(image, skin, clipped)
+        aligned = clipped if fitted or clipped is None else align(image, fit or skin, clipped)
         if snapped and aligned is not None:  # fitted on a few rows, its pitch can be off
             aligned = _on_pixels(aligned, skin, scale)
         aligned = None if aligned is None else _clip(aligned, image)
@@ -1148,11 +1155,24 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
     candidate = _Candidate(geometry, match)
     if (geometry.rows < _MIN_SIDE or geometry.cols < _MIN_SIDE
             or candidate.recognised < max(_MIN_CELLS, _MIN_RECOGNISED * geometry.rows
-                                          * geometry.cols)
-            or not reads_beyond_empty(skin, match)  # no game's board
-            or not _is_lattice(image, skin, geometry, match)):
+                                          * geometry.cols)):
+        return None
+    if not reads_beyond_empty(skin, match):  # no game's board, or a covered one off it
+        covered = _covered_skin(skin)
+        if snapped or fit is not None or covered is None:
+            return None
+        return _settle(image, skin, rough, weight=weight, fit=covered)
+    if not _is_lattice(image, skin, geometry, match):
         return None
     return candidate
+
+
+@functools.cache
+def _covered_skin(skin: Skin) -> Skin | None:
+    """The skin's covered looks alone, to fit a lattice to (see :func:`_settle`); None when
+    it has none."""
+    covered = tuple(t for t in skin.templates if t.state == UNKNOWN)
+    return Skin(skin.name, skin.pitch, covered, skin.source) if covered else None
 
 
 def _extend(image: Image, skin: Skin, candidate: _Candidate) -> _Candidate:
