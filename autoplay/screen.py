@@ -649,7 +649,7 @@ class ScreenGame:
                 return
             won = self._won_with_flags_unread(reading)
             if won is None:
-                frame, reading = self._relocate(opened)
+                frame, reading = self._relocate(opened, reading)
                 board = reading.board
             else:
                 board = won
@@ -705,20 +705,30 @@ class ScreenGame:
                 break
         return frame
 
-    def _relocate(self, opened: Cell | None) -> tuple[Image, Reading]:
+    def _relocate(self, opened: Cell | None, last: Reading) -> tuple[Image, Reading]:
         """The board found again in the search area: moved, it is played where it is
-        (``opened``: the cell just opened, as for :meth:`_marked_loss`).
+        (``opened``: the cell just opened, as for :meth:`_marked_loss`; ``last``: the
+        reading where it was, which sent it looking).
 
         :raises WindowLost: when it is not there, or is another board.
-        :raises UnknownCells: when it is there and the same, with cells not recognised.
+        :raises UnknownCells: when it is there and the same, with cells not recognised;
+            or when it is not found again but ``last`` is still the same game, three
+            quarters of its cells or more recognised: cells drawn in looks its skin does
+            not know (sgt-mines' tiles at some sizes under 20 px), not a board gone.
         """
         image = self.screen.capture.grab(self.search)
         try:
             found = locate.locate_board(image, self.skin)
         except NoBoardFound:
-            raise WindowLost(f"the {self.skin.name} board is gone from the screen (closed, "
-                             f"covered, paused or moved away): stopped") from None
-        if (found.rows, found.cols) != (self.geometry.rows, self.geometry.cols):
+            found = None
+        if found is None or (found.rows, found.cols) != (self.geometry.rows,
+                                                         self.geometry.cols):
+            if (last.unrecognized and 4 * len(last.unrecognized) <= len(last.board.states)
+                    and _same_game(self._board, last.board)):
+                raise _unknown_cells(last)
+            if found is None:
+                raise WindowLost(f"the {self.skin.name} board is gone from the screen "
+                                 f"(closed, covered, paused or moved away): stopped")
             raise WindowLost(f"the {self.geometry.cols}x{self.geometry.rows} "
                              f"{self.skin.name} board is gone (a {found.cols}x{found.rows} "
                              f"board is there instead): stopped")

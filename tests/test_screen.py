@@ -141,14 +141,16 @@ def start_cell(width: int, height: int) -> Cell:
     return Cell(height // 2, width // 2)
 
 
-def game_id(width: int, height: int, mines: frozenset[Cell], start: Cell) -> str:
+def game_id(width: int, height: int, mines: frozenset[Cell], start: Cell | None) -> str:
     """sgt-mines' plain descriptive ID: ``WxH:x,y,u`` and the mine bitmap in hex, row-major,
-    four cells a digit, the square at (x, y) opened at the start."""
+    four cells a digit, the square at (x, y) opened at the start (``WxH:u...``, every
+    square covered, without ``start``)."""
     bits = "".join("1" if Cell(*divmod(i, width)) in mines else "0"
                    for i in range(width * height))
     bits += "0" * (-len(bits) % 4)
     digits = "".join(f"{int(bits[i:i + 4], 2):x}" for i in range(0, len(bits), 4))
-    return f"{width}x{height}:{start.col},{start.row},u{digits}"
+    opened = "" if start is None else f"{start.col},{start.row},"
+    return f"{width}x{height}:{opened}u{digits}"
 
 
 def solvable_without_guessing(width: int, height: int, mines: frozenset[Cell],
@@ -250,6 +252,24 @@ def test_a_new_game_with_19_px_tiles_is_found(
         assert (round(game.geometry.pitch_x), game.geometry.cols, game.geometry.rows) == (
             19, 9, 9)
         assert len(game.observe().unknown_cells()) == 81
+
+
+def test_counts_the_skin_misses_stop_the_game_as_unrecognised_not_as_a_board_gone(
+        xvfb: str, screen: Screen, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 11 px the skin finds Tatham's covered board but reads none of its 1s: after the
+    first click the board is not found again, and the bot said it was gone from the
+    screen ("closed, covered, paused or moved away"). Read where it was, it is the same
+    game with a few cells not recognised, and that is what stops it."""
+    monkeypatch.setenv("MINES_TILESIZE", "11")
+    width, height, mines = parse_layout(BEGINNER[0])
+    with launch_game("sgt-mines", xvfb, [game_id(width, height, mines, None)]):
+        game = find_game(screen, screen.search_area(), load_skins("sgt-mines"),
+                         mines=len(mines), timeout=5)
+        assert len(game.observe().unknown_cells()) == width * height
+        with pytest.raises(UnknownCells, match="cells? of the sgt-mines board not "
+                                               "recognised, so not guessed: .* '1'"):
+            play(game, rng=random.Random(1))
+        assert len(game.clicks) == 1
 
 
 def test_flags_the_skin_misses_are_no_win_while_the_game_goes_on(
@@ -599,7 +619,7 @@ def test_a_board_found_again_a_fraction_of_a_pixel_off_has_not_moved(
         game = find_game(screen, screen.search_area(), load_skins("sgt-mines"), timeout=5)
         fitted = game.geometry
         game.geometry = dataclasses.replace(fitted, left=fitted.left + 0.2)
-        game._relocate(None)
+        game._relocate(None, game._read(game._frame))
     assert game.geometry == fitted
     assert caplog.records == []
 
