@@ -90,7 +90,7 @@ _SETTLED = 5
 weighed seeds cover the most area, and those with the most weighed seeds times the root
 of a cell's area (a board of few big cells has few seeds, random seeds come easily at a
 small pitch)."""
-_MIN_RECOGNISED = 0.75
+MIN_RECOGNISED = 0.75
 """A lattice is a board only when this share of its cells is recognised."""
 
 
@@ -1155,7 +1155,7 @@ def _settle(image: Image, skin: Skin, geometry: Geometry, *, snapped: bool = Fal
         geometry, match = _on_whole_pixels(image, skin, geometry, match)
     candidate = _Candidate(geometry, match)
     if (geometry.rows < _MIN_SIDE or geometry.cols < _MIN_SIDE
-            or candidate.recognised < max(_MIN_CELLS, _MIN_RECOGNISED * geometry.rows
+            or candidate.recognised < max(_MIN_CELLS, MIN_RECOGNISED * geometry.rows
                                           * geometry.cols)):
         return None
     if not reads_beyond_empty(skin, match):  # no game's board, or a covered one off it
@@ -1376,7 +1376,7 @@ def _is_close(match: Match) -> bool:
     """True when most of the cells are recognised, and those match their templates to
     within ``_PIXEL_EXACT`` on average."""
     recognised = match.recognised()
-    return bool(recognised.mean() >= _MIN_RECOGNISED
+    return bool(recognised.mean() >= MIN_RECOGNISED
                 and match.distance[recognised].mean() < _PIXEL_EXACT)
 
 

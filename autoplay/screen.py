@@ -712,9 +712,10 @@ class ScreenGame:
 
         :raises WindowLost: when it is not there, or is another board.
         :raises UnknownCells: when it is there and the same, with cells not recognised;
-            or when it is not found again but ``last`` is still the same game, three
-            quarters of its cells or more recognised: cells drawn in looks its skin does
-            not know (sgt-mines' tiles at some sizes under 20 px), not a board gone.
+            or when it is not found again but ``last`` is still the same game, as many of
+            its cells recognised as make a board (:data:`~autoplay.locate.MIN_RECOGNISED`):
+            cells drawn in looks its skin does not know (sgt-mines' tiles at some sizes
+            under 20 px), not a board gone.
         """
         image = self.screen.capture.grab(self.search)
         try:
@@ -723,7 +724,8 @@ class ScreenGame:
             found = None
         if found is None or (found.rows, found.cols) != (self.geometry.rows,
                                                          self.geometry.cols):
-            if (last.unrecognized and 4 * len(last.unrecognized) <= len(last.board.states)
+            share = 1 - len(last.unrecognized) / len(last.board.states)
+            if (last.unrecognized and share >= locate.MIN_RECOGNISED
                     and _same_game(self._board, last.board)):
                 raise _unknown_cells(last)
             if found is None:
