@@ -1277,7 +1277,10 @@ def _empty_beside_covered(edge: npt.NDArray[np.int64], within: npt.NDArray[np.in
     read) is an opened empty one, and one of them touches a covered cell of ``within``,
     the line beside it on the board's side."""
     read = edge != OUTSIDE
-    covered_near = np.convolve((within == UNKNOWN).astype(int), np.ones(3, int), "same") > 0
+    covered = within == UNKNOWN
+    covered_near = covered.copy()  # covered, or beside a covered cell along the line
+    covered_near[1:] |= covered[:-1]
+    covered_near[:-1] |= covered[1:]
     return bool(read.any() and (edge[read] == 0).all() and covered_near[read].any())
 
 

@@ -678,6 +678,23 @@ def test_a_board_at_a_display_scaling_is_found_before_the_rest_of_the_ladder(
     assert ("sgt-mines", 1.5) in searched
 
 
+def test_a_line_of_two_empty_cells_beside_covered_ones_is_trimmed() -> None:
+    """A block trimmed down to two cells across has edge lines of two cells: the check
+    that one is a line no game shows counted three neighbours for them, and raised an
+    IndexError (commit c735dac), the board 9x9-lost shrunk to 75% on a grey desktop."""
+    assert locate._empty_beside_covered(np.array([0, 0]), np.array([UNKNOWN, 1]))
+    assert not locate._empty_beside_covered(np.array([0, 0]), np.array([1, 2]))
+    assert not locate._empty_beside_covered(np.array([0, 1]), np.array([UNKNOWN, 1]))
+
+
+def test_a_lost_board_shrunk_on_a_desktop_reads(skins: dict[str, Skin]) -> None:
+    """The case that raised the IndexError above reads the whole board (three cells
+    reported, each the covered cell the truth has)."""
+    image, truth = fixture("sgt-mines", "9x9-lost")
+    reading = read_screenshot(on_desktop(scaled(image, 0.75), 150), list(skins.values()))
+    assert (reading.skin, str(reading.board)) == ("sgt-mines", str(truth))
+
+
 def test_a_board_between_display_scalings_is_read_whole(skins: dict[str, Skin]) -> None:
     """Seeded at 125%, this board at 110% settles as its top 6 rows, every cell matching
     closely. Only a board at a display scaling's own pitch is taken before the rest of the
