@@ -27,9 +27,10 @@ every fixture at 75%, 90%, 110% and 150%, each reading tallied as for ``borders`
 ``phases``: every fixture on a desktop of 150 grey, moved by 0 to 5 pixels each way
 (:data:`SHIFTS`), so that its cells fall on the coarse search's pixels in every phase
 (a cell of 48 pixels is 6 of the image's pixels to one of them), tallied as for
-``borders``. ``readings``: every fixture at each of :data:`READING_SCALES` on a desktop
-of 150 grey, one JSON line each with what was read (or the error) and the seconds it took,
-so that two commits' readings and times can be compared case by case.
+``borders``. ``readings``: every fixture at each of :data:`READING_SCALES` (or each
+``--scale``) on a desktop of 150 grey, one JSON line each with what was read (or the
+error) and the seconds it took, so that two commits' readings and times can be compared
+case by case.
 
     python tools/reading_faults.py borders
     python tools/reading_faults.py cuts --seed 11 --count 40
@@ -52,7 +53,7 @@ import json
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import cv2
@@ -182,10 +183,10 @@ def reading_record(image: Image, skins: list[Skin]) -> dict[str, object]:
     return {**read, "seconds": round(time.perf_counter() - start, 3)}
 
 
-def readings() -> None:
+def readings(scales: Sequence[float]) -> None:
     skins = shipped_skins()
     for path, image in pictures():
-        for scale in READING_SCALES:
+        for scale in scales:
             record = reading_record(on_desktop(scaled(image, scale), 150), skins)
             print(json.dumps({"fixture": f"{path.parent.name}/{path.name}", "scale": scale,
                               **record}), flush=True)
@@ -405,12 +406,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, help=f"cuts: the draw's seed (default {CUTS_SEED})")
     parser.add_argument("--count", type=int, help=f"cuts: how many cases (default {CUTS_COUNT})")
     parser.add_argument("--scale", type=float, action="append",
-                        help="slivers, clipped and past: this scale only (repeatable; "
-                             "default 1, 0.75, 1.25, 1.5)")
+                        help="slivers, clipped, past and readings: this scale only "
+                             "(repeatable; default 1, 0.75, 1.25, 1.5, or for readings "
+                             "READING_SCALES)")
     args = parser.parse_args()
     for option, value, sweeps in (("--seed", args.seed, ["cuts"]),
                                   ("--count", args.count, ["cuts"]),
-                                  ("--scale", args.scale, ["slivers", "clipped", "past"])):
+                                  ("--scale", args.scale,
+                                   ["slivers", "clipped", "past", "readings"])):
         if value is not None and args.sweep not in sweeps:
             parser.error(f"{option} goes with {listed(sweeps)} only, not {args.sweep}")
     if args.sweep == "borders":
@@ -425,7 +428,7 @@ def main() -> None:
     elif args.sweep == "phases":
         phases()
     elif args.sweep == "readings":
-        readings()
+        readings(args.scale or READING_SCALES)
     elif args.sweep == "margins":
         margins()
     elif args.sweep == "slivers":
