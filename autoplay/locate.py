@@ -60,11 +60,12 @@ _SCALES = tuple(sorted({*np.geomspace(0.5, 3.0, 20).round(3).tolist(),
 """Screen scales tried after the skin's own: the usual display scalings, and between them
 steps of about 10%, which the fit from the seeds makes up."""
 _DISPLAY_SCALES = (1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
-"""The usual display scalings, searched before the rest of ``_SCALES``: a board found at
-one of them, every cell recognised closely (``_CLOSE``), is taken without the rest."""
+"""The usual display scalings, searched before the rest of ``_SCALES``, which is searched
+only when the lattices seeded at these settle into no board shown at one of them, nor
+into a game under way (see :func:`_find`)."""
 _CLOSE = 16.0
 """Mean distance to their templates under which a board's cells are close enough to take
-it at a display scaling (:func:`_is_displayed`)."""
+it for one at a display scaling (:func:`_is_displayed`)."""
 _ROUGH_PITCH = 0.03
 """How far (a share) a rough lattice's pitch, fitted to its seeds, may be from a display
 scaling's to be settled with them: one seeded there but further off is a board at another
@@ -604,16 +605,21 @@ def _find(image: Image, skins: Sequence[Skin]
     a game being played shows covered cells, so on a screen with one game the other skins
     cost only the search for their covered look. Else the coarse search runs at the usual
     display scalings of the skins' own sizes (``_DISPLAY_SCALES``), and the most promising
-    rough lattices are settled; only when none of them is a board shown at such a scaling
-    (:func:`_is_displayed`) does it run at the rest of the ladder, the far costlier part
-    on a big screen (its small scales shrink the image least); when one is, the boards
-    settled at such a scaling's pitch are ranked, read whole or not: GNOME Mines' covered
-    8x8 in an 850x640 window, its tiles 69 px (150% of 46), settled as 9x8 with its title
-    bar for a row, and a lattice of half its pitch read all 16x16 of its quarter tiles as
-    covered cells (that board is the better, and its title bar row is polished off below).
-    The best board is grown by
-    any line its settled pitch reaches (:func:`_extend`); when it is not read whole, the
-    best :data:`_RIVALS` are polished and grown, and the best of them taken.
+    rough lattices are settled. Only when none of them is a board shown at such a scaling
+    (:func:`_is_displayed`) nor a game under way (:func:`_shows_play`) does it run at the
+    rest of the ladder, the far costlier part on a big screen (its small scales shrink the
+    image least). A lattice settles at the board's own pitch, whatever the scale of its
+    seeds, so a board at another scale (GNOME Mines draws its tiles to fit its window) is
+    settled from these seeds too, whole or in part, and grown below; but a lattice of half
+    a covered board's pitch reads its quarter tiles as covered cells, and the ladder finds
+    the true board (a new 8x8 game at 800x600). When one is shown at a display scaling,
+    only the boards settled at such a scaling's pitch are ranked, read whole or not:
+    GNOME Mines' covered 8x8 in an 850x640 window, its tiles 69 px (150% of 46), settled
+    as 9x8 with its title bar for a row, and a lattice of half its pitch read all 16x16 of
+    its quarter tiles as covered cells (that board is the better, and its title bar row is
+    polished off below). The best board is grown by any line its settled pitch reaches
+    (:func:`_extend`); when it is not read whole, the best :data:`_RIVALS` are polished
+    and grown, and the best of them taken.
 
     In a grey image (a screenshot saved in greyscale) the skins are matched in grey too.
 
@@ -640,7 +646,9 @@ def _find(image: Image, skins: Sequence[Skin]
     settled = {skin: _settled(image, skin, rough[skin]) for skin in skins}
     close = [(candidate, skin) for skin in skins for candidate in settled[skin]
              if _is_displayed(candidate, skin)]
-    for skin in () if close else skins:  # the rest of the ladder
+    under_way = any(_shows_play(skin, candidate.match)
+                    for skin in skins for candidate in settled[skin])
+    for skin in () if close or under_way else skins:  # the rest of the ladder
         rest = [lattice for lattice in _promising(coarse, skin, _SCALES)
                 if lattice not in rough[skin]]
         settled[skin] = _settled(image, skin, rest, settled[skin])
@@ -658,6 +666,14 @@ def _find(image: Image, skins: Sequence[Skin]
     board, skin = max(((_extend(image, skin, candidate), skin) for candidate, skin in grown),
                       key=lambda pair: _rank(pair[0]))
     return board, skin, _others(board, found)
+
+
+def _shows_play(skin: Skin, match: Match) -> bool:
+    """Whether a recognised cell is a count, a flag or a mine: a game under way, whose
+    board no lattice of a part of its pitch reads, as one can a board's covered and opened
+    empty cells (their quarters look like them)."""
+    states = skin.states[match.best][match.recognised()]
+    return bool(((states != 0) & (states != UNKNOWN)).any())
 
 
 _RIVALS = 3
@@ -730,10 +746,8 @@ def _ladder(skin: Skin, scales: Sequence[float]) -> list[float]:
 def _is_displayed(candidate: _Candidate, skin: Skin) -> bool:
     """Every cell recognised closely (``_CLOSE``), with a pitch within a percent of a
     display scaling of one of the skin's own cell sizes. A display scales a window
-    exactly, so such a board is one a scaled display shows, and the rest of the ladder has
-    nothing better to find. A lattice seeded at a display scaling can also settle on a
-    board at another scale, every cell close but a few lines missing (a 9x9 board at 110%
-    settled as 6x9 from the seeds of 125%), where the ladder's own scale finds the whole."""
+    exactly, so such a board is one a scaled display shows, and only the boards at such a
+    pitch are ranked with it (see :func:`_find`)."""
     return (candidate.is_complete() and candidate.distance < _CLOSE
             and _is_display_pitch(candidate.geometry, skin, _DISPLAYED))
 

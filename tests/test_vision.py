@@ -414,7 +414,9 @@ def test_gnome_mines_in_a_window_of_a_size_its_skin_lacks_reads_exactly(
     ``0`` beside covered cells is cut), and one at 1920x1080 (124 px tiles, 4 px apart at
     any size) was not found: its covered look's gap grows with the look, and its cells
     half a cell away were not twice as far from it (they are now compared with the
-    board's own look)."""
+    board's own look). A new 8x8 game at 800x600 (64 px tiles) settles from the seeds at
+    125% of 23 px as a 16x16 board of its quarter tiles: the rest of the ladder of scales
+    must still be searched for a board that shows no count, flag nor mine."""
     image, truth = load(path)
     reading = read_screenshot(image, list(skins.values()))
     assert (reading.skin, reading.unrecognized) == ("gnome-mines", ())
@@ -693,6 +695,30 @@ def test_a_lost_board_shrunk_on_a_desktop_reads(skins: dict[str, Skin]) -> None:
     image, truth = fixture("sgt-mines", "9x9-lost")
     reading = read_screenshot(on_desktop(scaled(image, 0.75), 150), list(skins.values()))
     assert (reading.skin, str(reading.board)) == ("sgt-mines", str(truth))
+
+
+@pytest.mark.parametrize("name", ["30x16-1920x900", "16x16-crowded-850x640"])
+def test_a_board_settled_from_display_seeds_skips_the_rest_of_the_ladder(
+        name: str, skins: dict[str, Skin], monkeypatch: pytest.MonkeyPatch) -> None:
+    """GNOME Mines draws its tiles to fit its window, at no display scaling of its skin's
+    46 and 23 px: 50 and 51 px apart at 1920x900, 34 at 850x640. The lattices seeded at
+    the display scalings settle at the board's own pitch, and the rest of the ladder, which
+    costs the most, is not searched (it took 3 to 8 s more here)."""
+    image, truth = load(SCREENSHOTS.parent / "window-sizes" / f"gnome-mines-{name}.png")
+    searched: list[float] = []
+
+    def seed_lattices(coarse: object, skin: Skin, scale: float, *, covered: bool = False
+                      ) -> object:
+        searched.append(scale)
+        return seed(coarse, skin, scale, covered=covered)
+    seed = locate._seed_lattices
+    monkeypatch.setattr(locate, "_seed_lattices", seed_lattices)
+    reading = read_screenshot(image, list(skins.values()))
+    assert (reading.skin, reading.unrecognized) == ("gnome-mines", ())
+    assert str(reading.board) == str(truth)
+    displayed = {scale for skin in skins.values()
+                 for scale in (*skin.scales, *locate._ladder(skin, locate._DISPLAY_SCALES))}
+    assert set(searched) <= displayed
 
 
 def test_a_board_between_display_scalings_is_read_whole(skins: dict[str, Skin]) -> None:
