@@ -659,20 +659,26 @@ def test_rescaled_fixture_reads_exactly(path: Path, scale: float, skins: dict[st
     assert geometry.left == pytest.approx(native.left * scale, abs=0.6 * scale)
 
 
+@pytest.fixture
+def searched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float]]:
+    """The (skin, scale) pairs the coarse search seeds lattices at, as they come."""
+    found: list[tuple[str, float]] = []
+    seed = locate._seed_lattices
+
+    def seed_lattices(coarse: object, skin: Skin, scale: float, *, covered: bool = False
+                      ) -> object:
+        found.append((skin.name, scale))
+        return seed(coarse, skin, scale, covered=covered)
+    monkeypatch.setattr(locate, "_seed_lattices", seed_lattices)
+    return found
+
+
 def test_a_board_at_a_display_scaling_is_found_before_the_rest_of_the_ladder(
-        skins: dict[str, Skin], monkeypatch: pytest.MonkeyPatch) -> None:
+        skins: dict[str, Skin], searched: list[tuple[str, float]]) -> None:
     """A display scales a window exactly, so a board at 150% is found among the usual
     display scalings, and the ladder's scales under a skin's own sizes, which cost the
     most on a big screen (they shrink the image least), are not searched."""
     image, truth = fixture("sgt-mines", "30x16-mid")
-    searched: list[tuple[str, float]] = []
-
-    def seed_lattices(coarse: object, skin: Skin, scale: float, *, covered: bool = False
-                      ) -> object:
-        searched.append((skin.name, scale))
-        return seed(coarse, skin, scale, covered=covered)
-    seed = locate._seed_lattices
-    monkeypatch.setattr(locate, "_seed_lattices", seed_lattices)
     bigger = on_desktop(scaled(image, 1.5), 150)
     reading = read_screenshot(bigger, list(skins.values()))
     assert (reading.skin, str(reading.board)) == ("sgt-mines", str(truth))
@@ -699,24 +705,17 @@ def test_a_lost_board_shrunk_on_a_desktop_reads(skins: dict[str, Skin]) -> None:
 
 @pytest.mark.parametrize("name", ["30x16-1920x900", "16x16-crowded-850x640"])
 def test_a_board_settled_from_display_seeds_skips_the_rest_of_the_ladder(
-        name: str, skins: dict[str, Skin], monkeypatch: pytest.MonkeyPatch) -> None:
+        name: str, skins: dict[str, Skin], searched: list[tuple[str, float]]) -> None:
     """GNOME Mines draws its tiles to fit its window, at no display scaling of its skin's
     46 and 23 px: 50 and 51 px apart at 1920x900, 34 at 850x640. The lattices seeded at
     the display scalings settle at the board's own pitch, and the rest of the ladder, which
-    costs the most, is not searched (it took 3 to 8 s more here)."""
+    costs the most, is not searched (it took about 5 and 3 s more here: docs/reading.md,
+    "Speed")."""
     image, truth = load(SCREENSHOTS.parent / "window-sizes" / f"gnome-mines-{name}.png")
-    searched: list[float] = []
-
-    def seed_lattices(coarse: object, skin: Skin, scale: float, *, covered: bool = False
-                      ) -> object:
-        searched.append(scale)
-        return seed(coarse, skin, scale, covered=covered)
-    seed = locate._seed_lattices
-    monkeypatch.setattr(locate, "_seed_lattices", seed_lattices)
     reading = read_screenshot(image, list(skins.values()))
     assert (reading.skin, reading.unrecognized) == ("gnome-mines", ())
     assert str(reading.board) == str(truth)
-    displayed = {scale for skin in skins.values()
+    displayed = {(skin.name, scale) for skin in skins.values()
                  for scale in (*skin.scales, *locate._ladder(skin, locate._DISPLAY_SCALES))}
     assert set(searched) <= displayed
 
