@@ -9,6 +9,7 @@ random pictures; ``tools/sgt_tile_sizes.py`` plays Tatham's Mines at other tile 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import subprocess
@@ -322,8 +323,34 @@ def test_nonogram_times_answers_as_the_solver_does_and_counts_out_of_time_as_the
 
 def test_reading_faults_refuses_an_option_its_sweep_does_not_take() -> None:
     for options, message in ((["whole", "--scale", "0.75"],
-                              "--scale goes with slivers, clipped and past only, not whole"),
+                              ("--scale goes with slivers, clipped, past and readings only, "
+                               "not whole")),
                              (["cut-each", "--seed", "3"], "--seed goes with cuts only")):
         result = subprocess.run([sys.executable, "tools/reading_faults.py", *options], cwd=ROOT,
                                 capture_output=True, text=True, check=False)
         assert result.returncode == 2 and message in result.stderr
+
+
+def test_read_times_times_each_image_and_compares_two_commits(tmp_path: Path) -> None:
+    """``time`` reads the image (its board's hash, every cell recognised), and ``compare``
+    gives medians and flags an image two runs read differently."""
+    image = "fixtures/screenshots/sgt-mines/9x9-opened.png"
+    truth = Board.parse((ROOT / image.replace(".png", ".board.txt")).read_text())
+    for name in ("a.json", "b.json"):
+        subprocess.run([sys.executable, "tools/read_times.py", "time", str(tmp_path / name),
+                        image], cwd=ROOT, check=True, capture_output=True, text=True)
+    seconds, read = json.loads((tmp_path / "a.json").read_text())[image]
+    assert seconds > 0
+    assert read == hashlib.sha256(str(truth).encode()).hexdigest()[:8] + ", 0 not recognised"
+
+    def compared(*before: str) -> list[str]:
+        return subprocess.run(
+            [sys.executable, "tools/read_times.py", "compare",
+             *(str(tmp_path / name) for name in before), "--against", str(tmp_path / "b.json")],
+            cwd=ROOT, check=True, capture_output=True, text=True).stdout.splitlines()
+    lines = compared("a.json")
+    assert lines[0].split() == ["before", "after", "ratio", "image"]
+    assert lines[1].endswith(image)
+    other = {image: [seconds, "error: no Minesweeper board found"]}
+    (tmp_path / "c.json").write_text(json.dumps(other))
+    assert "READ DIFFERENTLY" in compared("a.json", "c.json")[1]
