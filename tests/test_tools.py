@@ -333,7 +333,8 @@ def test_reading_faults_refuses_an_option_its_sweep_does_not_take() -> None:
 
 def test_read_times_times_each_image_and_compares_two_commits(tmp_path: Path) -> None:
     """``time`` reads the image (its board's hash, every cell recognised), and ``compare``
-    gives medians and flags an image two runs read differently."""
+    gives medians, each image's and over the images, and flags an image two runs read
+    differently."""
     image = "fixtures/screenshots/sgt-mines/9x9-opened.png"
     truth = Board.parse((ROOT / image.replace(".png", ".board.txt")).read_text())
     for name in ("a.json", "b.json"):
@@ -351,6 +352,9 @@ def test_read_times_times_each_image_and_compares_two_commits(tmp_path: Path) ->
     lines = compared("a.json")
     assert lines[0].split() == ["before", "after", "ratio", "image"]
     assert lines[1].endswith(image)
+    assert lines[2].split()[:2] == lines[1].split()[:2]
+    assert lines[2].endswith("the median of 1 image, each " + lines[1].split()[2] + " to "
+                             + lines[1].split()[2])
     other = {image: [seconds, "error: no Minesweeper board found"]}
     (tmp_path / "c.json").write_text(json.dumps(other))
     assert "READ DIFFERENTLY" in compared("a.json", "c.json")[1]

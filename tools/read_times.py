@@ -6,7 +6,7 @@ start and the image's decoding left out) and writes a JSON object of image: [sec
 what was read], the board as a short hash, or the error. Run it in turns on each commit,
 with ``PYTHONPATH`` set to a worktree of the older one, so that the machine's load falls
 on both alike; ``compare`` prints each image's median seconds on each side, their ratio,
-and whether every run read the same:
+and whether every run read the same, then the median over the images of each side:
 
     for run in 1 2 3; do
       PYTHONPATH=/tmp/old python tools/read_times.py time old-$run.json fixtures/window-sizes/*.png
@@ -48,14 +48,22 @@ def time_images(out: Path, images: list[Path]) -> None:
 
 
 def compare(before: list[Path], after: list[Path]) -> None:
-    """Each image's median seconds before and after, the ratio, and the readings."""
+    """Each image's median seconds before and after, the ratio, and the readings; then the
+    medians of those over every image, and the range of the ratios."""
     runs = [[json.loads(path.read_text()) for path in side] for side in (before, after)]
     print(f"{'before':>8} {'after':>8} {'ratio':>7}  image")
+    medians = []
     for image in runs[0][0]:
         old, new = (statistics.median(run[image][0] for run in side) for side in runs)
+        medians.append((old, new))
         reads = {run[image][1] for side in runs for run in side}
         same = "" if len(reads) == 1 else f"  READ DIFFERENTLY: {sorted(reads)}"
         print(f"{old:8.2f} {new:8.2f} {old / new:6.2f}x  {image}{same}")
+    old, new = (statistics.median(side) for side in zip(*medians))
+    ratios = [before / after for before, after in medians]
+    print(f"{old:8.2f} {new:8.2f} {old / new:6.2f}x  the median of {len(medians)} "
+          f"image{'s' if len(medians) > 1 else ''}, each {min(ratios):.2f}x to "
+          f"{max(ratios):.2f}x")
 
 
 def main() -> None:
