@@ -612,7 +612,10 @@ def _find(image: Image, skins: Sequence[Skin]
     seeds, so a board at another scale (GNOME Mines draws its tiles to fit its window) is
     settled from these seeds too, whole or in part, and grown below; but a lattice of half
     a covered board's pitch reads its quarter tiles as covered cells, and the ladder finds
-    the true board (a new 8x8 game at 800x600). When one is shown at a display scaling,
+    the true board (a new 8x8 game at 800x600). Nor does the rest of the ladder run when a
+    board settled is on whole tiles (:func:`_is_whole_tiles`), such as a new 30x16 game in
+    a maximized window, whose tiles are at no display scaling; and the ladder stops at the
+    first skin that settles such a board. When one is shown at a display scaling,
     only the boards settled at such a scaling's pitch are ranked, read whole or not:
     GNOME Mines' covered 8x8 in an 850x640 window, its tiles 69 px (150% of 46), settled
     as 9x8 with its title bar for a row, and a lattice of half its pitch read all 16x16 of
@@ -644,14 +647,16 @@ def _find(image: Image, skins: Sequence[Skin]
     rough = {skin: [lattice for lattice in _promising(coarse, skin, _DISPLAY_SCALES)
                     if _is_display_pitch(lattice[1], skin, _ROUGH_PITCH)] for skin in skins}
     settled = {skin: _settled(image, skin, rough[skin]) for skin in skins}
-    close = [(candidate, skin) for skin in skins for candidate in settled[skin]
-             if _is_displayed(candidate, skin)]
-    under_way = any(_shows_play(skin, candidate.match)
-                    for skin in skins for candidate in settled[skin])
-    for skin in () if close or under_way else skins:  # the rest of the ladder
+    seeded = [(candidate, skin) for skin in skins for candidate in settled[skin]]
+    close = [(candidate, skin) for candidate, skin in seeded if _is_displayed(candidate, skin)]
+    taken = (close or any(_shows_play(skin, candidate.match) for candidate, skin in seeded)
+             or any(_is_whole_tiles(image, candidate, skin) for candidate, skin in seeded))
+    for skin in () if taken else skins:  # the rest of the ladder
         rest = [lattice for lattice in _promising(coarse, skin, _SCALES)
                 if lattice not in rough[skin]]
         settled[skin] = _settled(image, skin, rest, settled[skin])
+        if any(_is_whole_tiles(image, candidate, skin) for candidate in settled[skin]):
+            break
     found += [(candidate, skin) for skin in skins for candidate in settled[skin]
               if not close or _is_display_pitch(candidate.geometry, skin, _DISPLAYED)]
     if not found:
@@ -674,6 +679,31 @@ def _shows_play(skin: Skin, match: Match) -> bool:
     empty cells (their quarters look like them)."""
     states = skin.states[match.best][match.recognised()]
     return bool(((states != 0) & (states != UNKNOWN)).any())
+
+
+def _is_whole_tiles(image: Image, candidate: _Candidate, skin: Skin) -> bool:
+    """Whether a settled board is read closely, nearly every cell recognised, and no
+    lattice of twice its pitch on it reads as closely: then its cells are the game's
+    tiles, not their quarters (see :func:`_find`), and the ladder can only find it again."""
+    geometry = candidate.geometry
+    if candidate.distance >= _CLOSE or candidate.recognised < _SURE * geometry.rows * geometry.cols:
+        return False
+    for row, col in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        rows, cols = (geometry.rows - row) // 2, (geometry.cols - col) // 2
+        if min(rows, cols) < 1:
+            continue
+        double = Geometry(geometry.left + col * geometry.pitch_x,
+                          geometry.top + row * geometry.pitch_y,
+                          2 * geometry.pitch_x, 2 * geometry.pitch_y, rows, cols)
+        match = match_lattice(image, double, skin)
+        if _Candidate(double, match).distance <= candidate.distance:
+            return False
+    return True
+
+
+_SURE = 0.95
+"""The share of a board's cells that must be recognised for :func:`_is_whole_tiles` to
+take it for the game's board: a lattice straying off the board does not stop the search."""
 
 
 _RIVALS = 3

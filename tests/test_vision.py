@@ -703,14 +703,17 @@ def test_a_lost_board_shrunk_on_a_desktop_reads(skins: dict[str, Skin]) -> None:
     assert (reading.skin, str(reading.board)) == ("sgt-mines", str(truth))
 
 
-@pytest.mark.parametrize("name", ["30x16-1920x900", "16x16-crowded-850x640"])
+@pytest.mark.parametrize("name", ["30x16-1920x900", "16x16-crowded-850x640",
+                                  "30x16-new-1920x1080", "30x16-new-1200x560"])
 def test_a_board_settled_from_display_seeds_skips_the_rest_of_the_ladder(
         name: str, skins: dict[str, Skin], searched: list[tuple[str, float]]) -> None:
     """GNOME Mines draws its tiles to fit its window, at no display scaling of its skin's
-    46 and 23 px: 50 and 51 px apart at 1920x900, 34 at 850x640. The lattices seeded at
-    the display scalings settle at the board's own pitch, and the rest of the ladder, which
-    costs the most, is not searched (it took about 5 and 3 s more here: docs/reading.md,
-    "Speed")."""
+    46 and 23 px: 50 and 51 px apart at 1920x900, 34 at 850x640, 57 at 1920x1080, 29 and
+    30 at 1200x560. The lattices seeded at the display scalings settle at the board's own
+    pitch, and the rest of the ladder, which costs the most, is not searched (it took
+    about 5, 3, 6 and 2 s more here: docs/reading.md, "Speed"). The last two are new games,
+    every tile covered: no lattice of twice the pitch reads them as closely, so the
+    lattice settled is on whole tiles, not on their quarters."""
     image, truth = load(SCREENSHOTS.parent / "window-sizes" / f"gnome-mines-{name}.png")
     reading = read_screenshot(image, list(skins.values()))
     assert (reading.skin, reading.unrecognized) == ("gnome-mines", ())
@@ -718,6 +721,26 @@ def test_a_board_settled_from_display_seeds_skips_the_rest_of_the_ladder(
     displayed = {(skin.name, scale) for skin in skins.values()
                  for scale in (*skin.scales, *locate._ladder(skin, locate._DISPLAY_SCALES))}
     assert set(searched) <= displayed
+
+
+def test_the_ladder_stops_at_the_first_skin_to_settle_a_board_of_whole_tiles(
+        skins: dict[str, Skin], searched: list[tuple[str, float]]) -> None:
+    """A new 8x8 game of GNOME Mines at 1920x1080 has 124 px tiles, at no display scaling
+    of its skin's 46 and 23 px, and the seeds at those settle no board: the rest of the
+    ladder finds it. Read closely, and no lattice of twice its pitch reading as closely,
+    it is the game's board, so the skins after GNOME Mines' are not searched at the rest
+    of the ladder (docs/reading.md, "Speed")."""
+    image, truth = load(SCREENSHOTS.parent / "window-sizes" / "gnome-mines-8x8-new-1920x1080.png")
+    reading = read_screenshot(image, list(skins.values()))
+    assert (reading.skin, reading.unrecognized) == ("gnome-mines", ())
+    assert str(reading.board) == str(truth)
+    order = list(skins)
+    after = order[order.index("gnome-mines") + 1:]
+    displayed = {(skin.name, scale) for skin in skins.values()
+                 for scale in (*skin.scales, *locate._ladder(skin, locate._DISPLAY_SCALES))}
+    laddered = {name for name, scale in set(searched) - displayed}
+    assert "gnome-mines" in laddered
+    assert after and not laddered & set(after)
 
 
 def test_a_board_between_display_scalings_is_read_whole(skins: dict[str, Skin]) -> None:
