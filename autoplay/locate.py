@@ -654,8 +654,9 @@ def _find(image: Image, skins: Sequence[Skin]
     for skin in () if taken else skins:  # the rest of the ladder
         rest = [lattice for lattice in _promising(coarse, skin, _SCALES)
                 if lattice not in rough[skin]]
+        known = len(settled[skin])  # those were found not on whole tiles above
         settled[skin] = _settled(image, skin, rest, settled[skin])
-        if any(_is_whole_tiles(image, candidate, skin) for candidate in settled[skin]):
+        if any(_is_whole_tiles(image, candidate, skin) for candidate in settled[skin][known:]):
             break
     found += [(candidate, skin) for skin in skins for candidate in settled[skin]
               if not close or _is_display_pitch(candidate.geometry, skin, _DISPLAYED)]
