@@ -703,6 +703,13 @@ def test_a_lost_board_shrunk_on_a_desktop_reads(skins: dict[str, Skin]) -> None:
     assert (reading.skin, str(reading.board)) == ("sgt-mines", str(truth))
 
 
+def seeded_first(skins: dict[str, Skin]) -> set[tuple[str, float]]:
+    """The (skin, scale) pairs seeded before the rest of the ladder: each skin's own scales
+    and the display scalings of them."""
+    return {(skin.name, scale) for skin in skins.values()
+            for scale in (*skin.scales, *locate._ladder(skin, locate._DISPLAY_SCALES))}
+
+
 @pytest.mark.parametrize("name", ["30x16-1920x900", "16x16-crowded-850x640",
                                   "30x16-new-1920x1080", "30x16-new-1200x560"])
 def test_a_board_settled_from_display_seeds_skips_the_rest_of_the_ladder(
@@ -718,8 +725,7 @@ def test_a_board_settled_from_display_seeds_skips_the_rest_of_the_ladder(
     reading = read_screenshot(image, list(skins.values()))
     assert (reading.skin, reading.unrecognized) == ("gnome-mines", ())
     assert str(reading.board) == str(truth)
-    displayed = {(skin.name, scale) for skin in skins.values()
-                 for scale in (*skin.scales, *locate._ladder(skin, locate._DISPLAY_SCALES))}
+    displayed = seeded_first(skins)
     assert set(searched) <= displayed
 
 
@@ -736,8 +742,7 @@ def test_the_ladder_stops_at_the_first_skin_to_settle_a_board_of_whole_tiles(
     assert str(reading.board) == str(truth)
     order = list(skins)
     after = order[order.index("gnome-mines") + 1:]
-    displayed = {(skin.name, scale) for skin in skins.values()
-                 for scale in (*skin.scales, *locate._ladder(skin, locate._DISPLAY_SCALES))}
+    displayed = seeded_first(skins)
     laddered = {name for name, scale in set(searched) - displayed}
     assert "gnome-mines" in laddered
     assert after and not laddered & set(after)

@@ -59,8 +59,8 @@ def compare(before: list[Path], after: list[Path]) -> None:
         reads = {run[image][1] for side in runs for run in side}
         same = "" if len(reads) == 1 else f"  READ DIFFERENTLY: {sorted(reads)}"
         print(f"{old:8.2f} {new:8.2f} {old / new:6.2f}x  {image}{same}")
+    ratios = [old / new for old, new in medians]
     old, new = (statistics.median(side) for side in zip(*medians))
-    ratios = [before / after for before, after in medians]
     print(f"{old:8.2f} {new:8.2f} {old / new:6.2f}x  the median of {len(medians)} "
           f"image{'s' if len(medians) > 1 else ''}, each {min(ratios):.2f}x to "
           f"{max(ratios):.2f}x")
