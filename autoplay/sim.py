@@ -391,19 +391,30 @@ def _watched(results: multiprocessing.pool.IMapIterator[_T],
         workers.update(pool._pool)  # type: ignore[attr-defined]  # those it started since
         dead = next((worker for worker in workers if worker.exitcode is not None), None)
         if dead is not None:
-            _free_results_lock(pool)
+            _stop_broken(pool)
             raise WorkersFailed(f"a worker process ended (exit code {dead.exitcode}: killed?) "
                                 f"with its game unfinished: stopped")
 
 
-def _free_results_lock(pool: multiprocessing.pool.Pool) -> None:
-    """Release the lock a worker holds while it sends a result back, if a dead one took it
-    with it: the pool's end sends on that queue too, and would wait for ever. A live worker
-    holds it only for the moment it sends; past half a second, the holder is the dead one,
-    and is released for it (else the lock, taken here, is released again)."""
-    lock = pool._outqueue._wlock  # type: ignore[attr-defined]
-    lock.acquire(timeout=0.5)
-    lock.release()
+def _stop_broken(pool: multiprocessing.pool.Pool) -> None:
+    """Make a pool one of whose workers died ready to be stopped as usual.
+
+    A worker holds a lock of the pool's queues while it takes its next game, or sends a
+    result back; and stopping the pool takes both, so it would wait for ever for a dead
+    holder. The pool is kept from starting workers in place of the dead (one started now
+    could take the lock as it is freed, and wait with it for a game that never comes), every
+    worker is killed (the run stops, as it would have killed them), and then both locks
+    are freed: whoever held them is dead."""
+    handler = pool._worker_handler  # type: ignore[attr-defined]
+    handler._state = multiprocessing.pool.TERMINATE
+    pool._change_notifier.put(None)  # type: ignore[attr-defined]  # wakes it to see that
+    handler.join()
+    for worker in pool._pool:  # type: ignore[attr-defined]
+        worker.kill()
+        worker.join()
+    for lock in (pool._inqueue._rlock, pool._outqueue._wlock):  # type: ignore[attr-defined]
+        lock.acquire(block=False)  # held or not, it ends free
+        lock.release()
 
 
 _WATCH_SECONDS = 1.0

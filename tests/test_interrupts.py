@@ -184,6 +184,35 @@ def test_a_worker_killed_stops_the_run_with_one_line(signum: signal.Signals,
         assert not _left_running(workers[1:])
 
 
+def test_workers_killed_waiting_for_a_game_stop_the_run() -> None:
+    """A worker waiting for its next game holds the lock of the pool's queue of games, which
+    stopping the pool takes: killed then, it left the stop waiting for ever. In ``sim`` that
+    moment is a few microseconds a game (CI once met it); here no game is left to hand out,
+    so one of the two idle workers holds the lock for certain."""
+    process = run_python("-c", "import time\n"
+                               "from autoplay.sim import map_seeds\n"
+                               "def seeds():\n"
+                               "    yield 1\n"
+                               "    time.sleep(5)\n"
+                               "for result in map_seeds(abs, seeds(), workers=2):\n"
+                               "    print(result, flush=True)\n")
+    try:
+        assert process.stdout is not None and process.stdout.readline() == "1\n"
+        workers = _children(process.pid)
+        assert len(workers) == 2
+        time.sleep(0.5)  # the worker that played seed 1 is back waiting
+        for pid in workers:
+            os.kill(pid, signal.SIGKILL)
+        _, err = process.communicate(timeout=60)
+        assert process.returncode == 1
+        assert err.splitlines()[-1] == (
+            "autoplay.errors.WorkersFailed: a worker process ended (exit code -9: killed?) "
+            "with its game unfinished: stopped")
+    finally:
+        process.kill()
+        process.communicate()
+
+
 def test_ctrl_c_while_the_workers_start_stops_them_quietly(tmp_path: Path) -> None:
     """A terminal's Ctrl-C reaches workers still starting (in the parent's group, importing
     autoplay): they must not print their tracebacks."""
