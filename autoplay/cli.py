@@ -65,7 +65,7 @@ from autoplay.odds import (
 from autoplay.pb import ctrl_c_cancels_checks, stop_signal, stops_held, z3_version
 from autoplay.player import STRATEGIES, FirstClick, GameResult, Rules, Strategy, play
 from autoplay.recording import Recording
-from autoplay.report import Comparison, Summary, compare, first_plays, summarize
+from autoplay.report import Comparison, Estimate, Summary, compare, first_plays, summarize
 from autoplay.report import plot as draw
 from autoplay.screen import Screen, ScreenGame, find_game, playbook_of
 from autoplay.screen import play_games as play_screen_games
@@ -955,15 +955,25 @@ def sim_command(preset: str | None, size: str | None, games: int, first_click: F
 
 
 def _summary_in_words(summary: Summary) -> str:
-    """A summary's figures as two lines of prose, for ``sim`` and for a terminal too narrow
-    for the table."""
+    """A summary's figures as lines of prose (the odds-adjusted rate on one of its own, where
+    there is one), for ``sim`` and for a terminal too narrow for the table."""
     speed = summary.three_bv_per_second
+    adjusted = summary.odds_adjusted
     return (f"won {summary.wins} of {plural(summary.games, 'game')}: "
             f"{100 * summary.win_rate:.1f}% (95% interval {_win_interval(summary)}), "
             f"{summary.guesses_per_game:.2f} guesses per game\n"
-            f"{1000 * summary.median_seconds:.1f} ms per game (median), "
+            + ("" if adjusted is None else
+               f"odds-adjusted win rate {_adjusted_text(adjusted)} (each guess counted at its "
+               f"odds)\n")
+            + f"{1000 * summary.median_seconds:.1f} ms per game (median), "
             f"{1000 * summary.seconds_per_game:.1f} ms mean"
             + ("" if speed is None else f", {_speed_text(speed)} 3BV/s in won games"))
+
+
+def _adjusted_text(estimate: Estimate) -> str:
+    """An odds-adjusted win rate and its interval, such as ``91.7% (91.6-91.8%)``."""
+    low, high = estimate.ci95
+    return f"{100 * estimate.value:.1f}% ({100 * low:.1f}-{100 * high:.1f}%)"
 
 
 def _speed_text(speed: float) -> str:
@@ -1039,17 +1049,20 @@ def _progress(games: int, quiet: bool) -> Iterator[Callable[[bool], None]]:
 def _summary_table(summaries: list[Summary], title: str) -> Table:
     """One row per configuration: games, wins with their interval, guesses and speed."""
     table = Table(title=title)
-    table.caption = "guesses, ms and 3BV/s per game; ms: median and mean; 3BV/s: won games"
+    table.caption = ("guesses, ms and 3BV/s per game; ms: median and mean; 3BV/s: won games; "
+                     "odds-adjusted: each guess counted at its odds, with its 95% interval")
     for column in ("source", "board", "rules", "first click", "strategy", "games", "won",
-                   "95% interval", "guesses", "ms", "ms mean", "3BV/s"):
-        table.add_column(column, justify="right" if column[0] in "gw9m3" else "left",
+                   "95% interval", "odds-adjusted", "guesses", "ms", "ms mean", "3BV/s"):
+        table.add_column(column, justify="right" if column[0] in "gw9om3" else "left",
                          no_wrap=True)
     for s in summaries:
         speed = s.three_bv_per_second
         c = s.configuration
         table.add_row(c.source, c.board, c.rules, c.opening, c.strategy, str(s.games),
-                      f"{100 * s.win_rate:.1f}%", _win_interval(s), f"{s.guesses_per_game:.2f}",
-                      f"{1000 * s.median_seconds:.1f}", f"{1000 * s.seconds_per_game:.1f}",
+                      f"{100 * s.win_rate:.1f}%", _win_interval(s),
+                      "" if s.odds_adjusted is None else _adjusted_text(s.odds_adjusted),
+                      f"{s.guesses_per_game:.2f}", f"{1000 * s.median_seconds:.1f}",
+                      f"{1000 * s.seconds_per_game:.1f}",
                       "" if speed is None else _speed_text(speed))
     return table
 
@@ -1069,27 +1082,40 @@ def _comparison_in_words(comparison: Comparison) -> str:
     """A row of the comparison table as a paragraph."""
     first, second = comparison.strategies
     rate_first, rate_second, difference, interval = _comparison_figures(comparison)
+    adjusted = comparison.odds_adjusted
     return (f"{comparison.configuration.game}, {plural(comparison.games, 'game')}: {first} "
             f"won {rate_first}, {second} {rate_second}, a difference of {difference} points "
             f"(95% interval {interval}); {comparison.only[0]} won by {first} alone, "
-            f"{comparison.only[1]} by {second} alone")
+            f"{comparison.only[1]} by {second} alone"
+            + ("" if adjusted is None else
+               f"; odds-adjusted, a difference of {_points(adjusted)}"))
+
+
+def _points(estimate: Estimate) -> str:
+    """A difference of odds-adjusted rates in points, with its interval, such as
+    ``+0.2 (+0.1 to +0.3)``."""
+    return f"{100 * estimate.value:+.1f} ({_signed_range(*estimate.ci95)})"
+
+
+def _signed_range(low: float, high: float) -> str:
+    """An interval of differences in points, such as ``-0.3 to +1.2``."""
+    return f"{100 * low:+.1f} to {100 * high:+.1f}"
 
 
 def _comparison_figures(comparison: Comparison) -> tuple[str, str, str, str]:
     """The two win rates, the difference in points and its 95% interval, as shown."""
-    low, high = comparison.ci95
     first, second = (f"{100 * wins / comparison.games:.1f}%" for wins in comparison.wins)
     return (first, second, f"{100 * comparison.difference:+.1f}",
-            f"{100 * low:+.1f} to {100 * high:+.1f}")
+            _signed_range(*comparison.ci95))
 
 
 def _comparison_table(comparisons: list[Comparison]) -> Table:
     """Strategies side by side on the same seeds."""
     table = Table(title="strategies on the same games (same seeds)")
     table.caption = ("difference: the first's win rate minus the second's, with its paired "
-                     "95% interval")
+                     "95% interval; odds-adjusted: the same of the odds-adjusted rates")
     for column in ("board", "rules", "first click", "games", "first", "won", "second", "won",
-                   "difference", "95% interval", "only first", "only second"):
+                   "difference", "95% interval", "odds-adjusted", "only first", "only second"):
         table.add_column(column, justify="left" if column in (
             "board", "rules", "first click", "first", "second") else "right", no_wrap=True)
     for comparison in comparisons:
@@ -1097,7 +1123,9 @@ def _comparison_table(comparisons: list[Comparison]) -> Table:
         first, second, difference, interval = _comparison_figures(comparison)
         table.add_row(c.board, c.rules, c.opening, str(comparison.games),
                       comparison.strategies[0], first, comparison.strategies[1], second,
-                      difference, interval, str(comparison.only[0]), str(comparison.only[1]))
+                      difference, interval, "" if comparison.odds_adjusted is None
+                      else _points(comparison.odds_adjusted), str(comparison.only[0]),
+                      str(comparison.only[1]))
     return table
 
 
