@@ -963,8 +963,8 @@ def _summary_in_words(summary: Summary) -> str:
             f"{100 * summary.win_rate:.1f}% (95% interval {_win_interval(summary)}), "
             f"{summary.guesses_per_game:.2f} guesses per game\n"
             + ("" if adjusted is None else
-               f"odds-adjusted win rate {_adjusted_text(adjusted)} (each guess counted at its "
-               f"odds)\n")
+               f"odds-adjusted win rate {_adjusted_text(adjusted)} (corrected for the luck of "
+               f"the guesses)\n")
             + f"{1000 * summary.median_seconds:.1f} ms per game (median), "
             f"{1000 * summary.seconds_per_game:.1f} ms mean"
             + ("" if speed is None else f", {_speed_text(speed)} 3BV/s in won games"))
@@ -1050,7 +1050,8 @@ def _summary_table(summaries: list[Summary], title: str) -> Table:
     """One row per configuration: games, wins with their interval, guesses and speed."""
     table = Table(title=title)
     table.caption = ("guesses, ms and 3BV/s per game; ms: median and mean; 3BV/s: won games; "
-                     "odds-adjusted: each guess counted at its odds, with its 95% interval")
+                     "odds-adjusted: corrected for the luck of the guesses, with its 95% "
+                     "interval")
     for column in ("source", "board", "rules", "first click", "strategy", "games", "won",
                    "95% interval", "odds-adjusted", "guesses", "ms", "ms mean", "3BV/s"):
         table.add_column(column, justify="right" if column[0] in "gw9om3" else "left",

@@ -27,9 +27,10 @@ from autoplay.report import (
     MIN_ADJUSTED,
     Comparison,
     Configuration,
-    adjusted_result,
+    Estimate,
     compare,
     first_plays,
+    luck,
     odds_adjusted,
     plot,
     summarize,
@@ -291,83 +292,104 @@ def test_the_paired_interval_holds_the_true_difference_95_times_in_100(
 @functools.cache
 def _every_deal(width: int, height: int, mines: int, first_click: FirstClick,
                 strategy: Strategy) -> tuple[GameRecord, ...]:
-    """The games of every layout the rules can deal, each played with the same coin: each
-    deal once is the uniform deal exactly."""
+    """The games of every layout the rules can deal, each played with the same coin and
+    numbered as its seed: each deal once is the uniform deal exactly."""
     config = SimConfig(width, height, mines, "standard", first_click, strategy, None)
     first = config.first_cell
     kept = {first} if first_click == "safe" else {
         Cell(first.row + a, first.col + b) for a in (-1, 0, 1) for b in (-1, 0, 1)}
     cells = [Cell(r, c) for r in range(height) for c in range(width) if Cell(r, c) not in kept]
     games = []
-    for layout in itertools.combinations(cells, mines):
+    for index, layout in enumerate(itertools.combinations(cells, mines)):
         game = SimGame.with_layout(width, height, layout)
         result = play(game, rng=random.Random(1), first_cell=first, strategy=strategy)
-        games.append(game_record(config, 0, game, result))
+        games.append(game_record(config, index, game, result))
     return tuple(games)
 
 
 @pytest.mark.parametrize(("width", "height", "mines", "first_click", "strategy"), [
     (4, 4, 3, "safe", "lookahead"), (4, 4, 4, "safe", "lowest-probability"),
     (5, 5, 3, "opening", "lookahead")])
-def test_over_every_deal_the_odds_adjusted_rate_is_the_win_rate(
+def test_over_every_deal_the_luck_of_the_guesses_is_nothing(
         width: int, height: int, mines: int, first_click: FirstClick,
         strategy: Strategy) -> None:
-    """The estimator's promise, checked exactly: it fails if a guess's odds are not the
-    chance it hits a mine, belong to another cell, or miss the fatal guess, or if the
-    first click counts as one."""
-    games = _every_deal(width, height, mines, first_click, strategy)
+    """The odds-adjusted rate's premise, checked exactly: it fails if a guess's odds are not
+    the chance it hits a mine, belong to another cell, or miss the fatal guess, or if the
+    first click counts as one. The correction then takes nothing off the games won."""
+    games = list(_every_deal(width, height, mines, first_click, strategy))
     won = sum(game.won for game in games) / len(games)
     assert 0.5 < won < 0.95 and sum(len(game.guesses) for game in games) > len(games) / 8
-    assert statistics.fmean(map(adjusted_result, games)) == pytest.approx(won, abs=1e-12)
+    assert statistics.fmean(map(luck, games)) == pytest.approx(0, abs=1e-12)
     (summary,) = summarize(games)
     assert summary.odds_adjusted is not None
     assert summary.odds_adjusted.value == pytest.approx(won, abs=1e-12)
 
 
+def test_over_every_deal_the_odds_adjusted_difference_is_the_true_one() -> None:
+    both = [*_every_deal(4, 4, 3, "safe", "lookahead"),
+            *_every_deal(4, 4, 3, "safe", "lowest-probability")]
+    (comparison,) = compare(both)
+    assert comparison.games == 455 and sum(comparison.only) >= 10
+    assert comparison.odds_adjusted is not None
+    assert comparison.odds_adjusted.value == pytest.approx(comparison.difference, abs=1e-12)
+    low, high = comparison.odds_adjusted.ci95
+    paired_low, paired_high = comparison.ci95
+    assert high - low < paired_high - paired_low
+
+
 def test_the_odds_adjusted_interval_is_narrower_than_wilsons() -> None:
-    """How much narrower depends on the guesses: 0.71 times as wide here, with 1.4 guesses
-    a game; about half on beginner (README)."""
-    games = _every_deal(4, 4, 4, "safe", "lowest-probability")
-    (summary,) = summarize(games)
+    """How much narrower depends on the guesses: 0.68 times as wide here, with 1.4 guesses
+    a game; 0.46 on beginner (README)."""
+    (summary,) = summarize(_every_deal(4, 4, 4, "safe", "lowest-probability"))
     assert summary.odds_adjusted is not None
     low, high = summary.odds_adjusted.ci95
     wilson_low, wilson_high = summary.ci95
     assert low < summary.odds_adjusted.value < high
     assert high - low < 0.75 * (wilson_high - wilson_low)
+    assert 0 < summary.odds_adjusted.coefficient < 1
+
+
+def test_the_correction_takes_off_what_the_luck_explains() -> None:
+    # Each game's result is its luck and 3/4: with that luck taken out, nothing varies.
+    games = [_game(won) for won in [True, False] * (MIN_ADJUSTED // 2)]  # one guess at 1/4
+    estimate = odds_adjusted(games)
+    assert estimate is not None
+    assert (estimate.coefficient, estimate.value, *estimate.ci95) == pytest.approx(
+        (1.0, 0.75, 0.75, 0.75))
+    unlucky, untold = (Estimate.controlled([1.0, 0.0] * 50, controls)
+                       for controls in ([0.0] * 100, [0.1, 0.1, -0.1, -0.1] * 25))
+    assert untold.coefficient == 0.0 and untold == unlucky  # luck that tells nothing
+    (summary,) = summarize(games)
+    assert summary.as_dict()["odds_adjusted"] == {
+        "value": estimate.value, "ci95": list(estimate.ci95), "coefficient": 1.0}
 
 
 def test_odds_adjusted_rates_only_for_uniform_deals_and_enough_games() -> None:
     # Kaboom puts mines under guesses, and desktop games deal their own way (Tatham's
     # Mines one that needs no guess): their odds are not the chances of a mine.
-    games = [_game(won) for won in [True, False] * (MIN_ADJUSTED // 2)]
+    games = [_game(won) for won in [True] * (MIN_ADJUSTED - 10) + [False] * 10]
     assert odds_adjusted(games) is not None
-    assert odds_adjusted(games[1:]) is None
+    assert odds_adjusted(games[1:]) is None  # 99 games
+    assert odds_adjusted(games[:-1] + [games[0]]) is None  # 9 lost
     assert odds_adjusted([dataclasses.replace(game, rules="kaboom") for game in games]) is None
     assert odds_adjusted([dataclasses.replace(game, source="desktop/sgt-mines")
                           for game in games]) is None
-    (summary,) = summarize(games)
-    assert summary.odds_adjusted is not None
-    assert summary.odds_adjusted.value == pytest.approx(0.75)  # one guess at 1/4 in each
-    assert summary.as_dict()["odds_adjusted"] == {"value": summary.odds_adjusted.value,
-                                                  "ci95": list(summary.odds_adjusted.ci95)}
 
 
-def test_strategies_are_compared_odds_adjusted_game_by_game(stats_path: Path) -> None:
-    def game(seed: int, strategy: str, odds: tuple[float, ...]) -> GameRecord:
-        return dataclasses.replace(_game(True), seed=seed, strategy=strategy, guesses=odds)
-
+def test_strategies_are_compared_odds_adjusted_seed_by_seed(stats_path: Path) -> None:
     rng = random.Random(1)
-    deals = [(rng.random() / 2, rng.random() / 2) for _ in range(MIN_ADJUSTED)]
-    new = [game(seed, "lookahead", (a,)) for seed, (a, _) in enumerate(deals)]
-    old = [game(seed, "lowest-probability", (a, b)) for seed, (a, b) in enumerate(deals)]
+
+    def game(seed: int, strategy: str) -> GameRecord:
+        return dataclasses.replace(_game(rng.random() < 0.8), seed=seed, strategy=strategy,
+                                   guesses=(rng.random() / 2,))
+
+    new = [game(seed, "lookahead") for seed in range(MIN_ADJUSTED + 1)]  # one seed unpaired
+    old = [game(seed, "lowest-probability") for seed in reversed(range(MIN_ADJUSTED))]
     (comparison,) = compare([*new, *old])
-    assert comparison.odds_adjusted is not None
-    differences = [b for _, b in deals]  # the first's value less the second's, game by game
-    assert comparison.odds_adjusted.value == pytest.approx(statistics.fmean(differences))
-    half = 1.959963984540054 * statistics.stdev(differences) / math.sqrt(len(deals))
-    assert comparison.odds_adjusted.ci95 == pytest.approx(
-        (comparison.odds_adjusted.value - half, comparison.odds_adjusted.value + half))
-    (few,) = compare([*new[1:], *old])
+    assert comparison.odds_adjusted == Estimate.controlled(
+        [float(x.won) - y.won for x, y in zip(new, reversed(old))],
+        [luck(x) - luck(y) for x, y in zip(new, reversed(old))])
+    (few,) = compare([*new[:MIN_ADJUSTED - 1], *old])
     assert few.odds_adjusted is None
     _record(stats_path, [*new, *old])
     report = json.loads(CliRunner().invoke(cli, ["stats", "--db", str(stats_path),
@@ -376,7 +398,7 @@ def test_strategies_are_compared_odds_adjusted_game_by_game(stats_path: Path) ->
 
 
 def test_sim_and_stats_show_the_odds_adjusted_rate(stats_path: Path) -> None:
-    args = ["sim", "--board", "4x4/3", "--games", str(MIN_ADJUSTED), "--seed", "1",
+    args = ["sim", "--board", "4x4/4", "--games", str(MIN_ADJUSTED), "--seed", "1",
             "--workers", "1", "--quiet", "--db", str(stats_path)]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
@@ -384,7 +406,8 @@ def test_sim_and_stats_show_the_odds_adjusted_rate(stats_path: Path) -> None:
     assert summary.odds_adjusted is not None
     low, high = summary.odds_adjusted.ci95
     shown = (f"{100 * summary.odds_adjusted.value:.1f}% ({100 * low:.1f}-{100 * high:.1f}%)")
-    assert f"odds-adjusted win rate {shown} (each guess counted at its odds)\n" in result.output
+    assert (f"odds-adjusted win rate {shown} (corrected for the luck of the guesses)\n"
+            in result.output)
     report = json.loads(CliRunner().invoke(cli, [*args, "--json"]).output)
     assert report["odds_adjusted"] == summary.odds_adjusted.as_dict()
     table = CliRunner().invoke(cli, ["stats", "--db", str(stats_path)],
