@@ -971,9 +971,10 @@ def _summary_in_words(summary: Summary) -> str:
 
 
 def _adjusted_text(estimate: Estimate) -> str:
-    """An odds-adjusted win rate and its interval, such as ``91.7% (91.6-91.8%)``."""
+    """An odds-adjusted win rate and its interval, such as ``91.71% (91.66-91.77%)``: to
+    hundredths, since its interval is narrower than the games won's."""
     low, high = estimate.ci95
-    return f"{100 * estimate.value:.1f}% ({100 * low:.1f}-{100 * high:.1f}%)"
+    return f"{100 * estimate.value:.2f}% ({100 * low:.2f}-{100 * high:.2f}%)"
 
 
 def _speed_text(speed: float) -> str:
@@ -1093,14 +1094,14 @@ def _comparison_in_words(comparison: Comparison) -> str:
 
 
 def _points(estimate: Estimate) -> str:
-    """A difference of odds-adjusted rates in points, with its interval, such as
-    ``+0.2 (+0.1 to +0.3)``."""
-    return f"{100 * estimate.value:+.1f} ({_signed_range(*estimate.ci95)})"
+    """A difference of odds-adjusted rates in points, with its interval, to hundredths (see
+    :func:`_adjusted_text`), such as ``+0.18 (+0.16 to +0.19)``."""
+    return f"{100 * estimate.value:+.2f} ({_signed_range(*estimate.ci95, places=2)})"
 
 
-def _signed_range(low: float, high: float) -> str:
+def _signed_range(low: float, high: float, *, places: int = 1) -> str:
     """An interval of differences in points, such as ``-0.3 to +1.2``."""
-    return f"{100 * low:+.1f} to {100 * high:+.1f}"
+    return f"{100 * low:+.{places}f} to {100 * high:+.{places}f}"
 
 
 def _comparison_figures(comparison: Comparison) -> tuple[str, str, str, str]:

@@ -405,7 +405,7 @@ def test_sim_and_stats_show_the_odds_adjusted_rate(stats_path: Path) -> None:
     (summary,) = summarize(StatsStore(stats_path, read_only=True).games())
     assert summary.odds_adjusted is not None
     low, high = summary.odds_adjusted.ci95
-    shown = (f"{100 * summary.odds_adjusted.value:.1f}% ({100 * low:.1f}-{100 * high:.1f}%)")
+    shown = f"{100 * summary.odds_adjusted.value:.2f}% ({100 * low:.2f}-{100 * high:.2f}%)"
     assert (f"odds-adjusted win rate {shown} (corrected for the luck of the guesses)\n"
             in result.output)
     report = json.loads(CliRunner().invoke(cli, [*args, "--json"]).output)
