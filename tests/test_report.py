@@ -338,7 +338,7 @@ def test_over_every_deal_the_odds_adjusted_difference_is_the_true_one() -> None:
 
 
 def test_the_odds_adjusted_interval_is_narrower_than_wilsons() -> None:
-    """How much narrower depends on the guesses: 0.68 times as wide here, with 1.4 guesses
+    """How much narrower depends on the guesses: 0.64 times as wide here, with 1.4 guesses
     a game; 0.46 on beginner (README)."""
     (summary,) = summarize(_every_deal(4, 4, 4, "safe", "lowest-probability"))
     assert summary.odds_adjusted is not None
