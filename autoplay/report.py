@@ -85,7 +85,7 @@ class Estimate:
     value: float
     ci95: tuple[float, float]
     coefficient: float
-    """How much of the control's mean was taken off each game's value."""
+    """Each game's value was corrected by this many times its control."""
 
     @classmethod
     def controlled(cls, values: list[float], controls: list[float]) -> Estimate:
