@@ -153,12 +153,20 @@ def odds_adjusted(games: list[GameRecord]) -> Estimate | None:
     Exact in expectation when every guess's odds are exact, as they are unless a position
     ran past the counting work bound, which the run logs (never on the presets).
     """
-    if not games or not is_dealt_uniformly(Configuration.of(games[0])):
+    if not games:
         return None
     wins = sum(game.won for game in games)
-    if len(games) < MIN_ADJUSTED or min(wins, len(games) - wins) < MIN_EACH:
+    if not _adjustable(Configuration.of(games[0]), len(games), min(wins, len(games) - wins)):
         return None
     return Estimate.controlled([float(game.won) for game in games], [luck(g) for g in games])
+
+
+def _adjustable(configuration: Configuration, games: int, rarer: int) -> bool:
+    """Whether ``games`` of ``configuration``, the rarer of their two outcomes (lost or won;
+    for a difference, won by one strategy alone) seen ``rarer`` times, get an odds-adjusted
+    figure (:data:`MIN_ADJUSTED`, :data:`MIN_EACH`)."""
+    return (is_dealt_uniformly(configuration) and games >= MIN_ADJUSTED
+            and rarer >= MIN_EACH)
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,8 +347,7 @@ def compare(games: Iterable[GameRecord]) -> list[Comparison]:
             b = [y.won for _, y in pairs]
             only = (sum(x and not y for x, y in zip(a, b)), sum(y and not x for x, y in zip(a, b)))
             adjusted = None
-            if (is_dealt_uniformly(bare) and len(pairs) >= MIN_ADJUSTED
-                    and sum(only) >= MIN_EACH):
+            if _adjustable(bare, len(pairs), sum(only)):
                 adjusted = Estimate.controlled([float(x.won) - y.won for x, y in pairs],
                                                [luck(x) - luck(y) for x, y in pairs])
             comparisons.append(Comparison(
