@@ -106,7 +106,12 @@ log = logging.getLogger(__name__)
 
 
 class _TooBig(Exception):
-    """The endgame search visited more positions than allowed."""
+    """The endgame search looked at more positions than allowed."""
+
+
+_Split = tuple[int, int, tuple[int, ...]]
+"""A cell the endgame search may open: its flat index, the layouts (bits) that mine it,
+and those where it is safe, by the number it shows."""
 
 
 def choose_guess(board: Board, rng: random.Random, *, budget: int = DEFAULT_BUDGET,
@@ -212,20 +217,25 @@ def endgame_move(problem: Problem, layouts: Sequence[frozenset[int]], *,
                  nodes: int = ENDGAME_NODES) -> int | None:
     """The unknown cell (flat index) to open that wins the most of ``layouts``, every layout
     of the board (each a set of mined cells), under the best play after it; None when the
-    search would visit more than ``nodes`` positions.
+    search would look at more than ``nodes`` positions.
 
     A position is the set of layouts still possible. Its value is the number of them a
     player wins: all of them when every cell is settled; when a proven-safe cell would tell
     something, the sum over what it shows (opening it first never hurts); otherwise the best
-    over the undecided cells of the sum over the numbers each can show. Positions are
-    remembered, and a cell is skipped when even surviving in all its safe layouts could not
-    beat the best found.
+    over the undecided cells of the sum over the numbers each can show.
+
+    Only whether a cell beats the best one found matters, so each position is asked whether
+    it wins more than a *floor*, and answers with its value when it does and with any bound
+    at or under the floor when it does not: a cell is dropped as soon as even winning
+    every layout still to be summed could not lift it over the floor. Positions are
+    remembered with their value or their bound. A cell settled in a position stays settled
+    in every position after it, so each passes on only the cells still undecided.
     """
     board = problem.board
     cells = problem.unknown
     bit = {j: 1 << k for k, j in enumerate(cells)}
     masks = [sum(bit[j] for j in layout) for layout in layouts]
-    splits: list[tuple[int, int, dict[int, int]]] = []
+    splits: list[_Split] = []
     for j in cells:
         around = board.neighbour_indices(j)
         known = sum(1 for i in around if is_mine_like(board.states[i]))
@@ -239,61 +249,71 @@ def endgame_move(problem: Problem, layouts: Sequence[frozenset[int]], *,
                 value = known + (layout & near).bit_count()
                 shows[value] = shows.get(value, 0) | 1 << k
         if len(shows) + bool(mine) > 1:
-            splits.append((j, mine, shows))
-    memo: dict[int, int] = {}
-    _Option = tuple[int, list[int], int]
+            splits.append((j, mine, tuple(shows.values())))
+    memo: dict[int, tuple[int, bool]] = {}  # a position's value, or a bound (False)
+    looked = 0
 
-    def options(position: int) -> list[_Option] | int:
-        """The undecided cells as (safe layouts, layouts by number shown, cell), safest
-        first, or the value of ``position`` when it needs no guess."""
+    def summed(parts: list[int], splits: list[_Split], floor: int, size: int) -> int:
+        """The wins of ``parts`` (of ``size`` layouts in all) summed when over ``floor``,
+        else a bound at or under it."""
+        total, left = 0, size
+        for part in parts:
+            left -= part.bit_count()
+            total += wins(part, splits, floor - total - left)
+            if total + left <= floor:
+                return total + left
+        return total
+
+    def best(position: int, splits: list[_Split], floor: int) -> tuple[int, int | None]:
+        """The value of ``position`` when over ``floor``, with the cell that wins it (None
+        when it needs no guess), else a bound at or under ``floor``, with None."""
+        nonlocal looked
+        looked += 1
+        if looked > nodes:
+            raise _TooBig
         size = position.bit_count()
-        found = []
-        for j, mine, shows in splits:
+        options = []
+        undecided = []
+        for index, split in enumerate(splits):
+            j, mine, shows = split
             mined = position & mine
             if mined == position:
                 continue
-            parts = [part for shown in shows.values() if (part := position & shown)]
-            if not mined:
-                if len(parts) > 1:
-                    return sum(map(wins, parts))
-                continue
-            found.append((size - mined.bit_count(), parts, j))
-        if not found:
-            return size
-        found.sort(key=lambda option: -option[0])
-        return found
-
-    def best(found: list[_Option]) -> tuple[int, int]:
-        """The most wins of an option, and its cell (the safer one on a tie)."""
-        most, choice = 0, found[0][2]
-        for safe, parts, j in found:
+            parts = [part for shown in shows if (part := position & shown)]
+            if mined:
+                undecided.append(split)
+                options.append((size - mined.bit_count(), parts, j))
+            elif len(parts) > 1:  # a proven-safe cell that tells something: opened first
+                return summed(parts, undecided + splits[index + 1:], floor, size), None
+        if not options:
+            return size, None
+        options.sort(key=lambda option: -option[0])
+        most, choice = floor, None
+        for safe, parts, j in options:
             if safe <= most:
                 break
-            total, left = 0, safe
-            for part in parts:
-                total += wins(part)
-                left -= part.bit_count()
-                if total + left <= most:
-                    break
-            if total > most:
-                most, choice = total, j
+            value = summed(parts, undecided, most, safe)
+            if value > most:
+                most, choice = value, j
         return most, choice
 
-    def wins(position: int) -> int:
-        value = memo.get(position)
-        if value is None:
-            if len(memo) >= nodes:
-                raise _TooBig
-            found = options(position)
-            value = memo[position] = found if isinstance(found, int) else best(found)[0]
+    def wins(position: int, splits: list[_Split], floor: int) -> int:
+        """:func:`best`'s value or bound, remembered."""
+        if not position & (position - 1):
+            return 1
+        known = memo.get(position)
+        if known is not None and (known[1] or known[0] <= floor):
+            return known[0]
+        value = best(position, splits, floor)[0]
+        memo[position] = value, value > floor
         return value
 
     try:
-        found = options((1 << len(masks)) - 1)
-        assert not isinstance(found, int), "the search starts where no cell is proven safe"
-        return best(found)[1]
+        move = best((1 << len(masks)) - 1, splits, 0)[1]
     except _TooBig:
         return None
+    assert move is not None, "the search starts where no cell is proven safe"
+    return move
 
 
 def _secondary_safety(problem: Problem, counter: LayoutCounter, count: Count,
