@@ -235,45 +235,76 @@ def endgame_move(problem: Problem, layouts: Sequence[frozenset[int]], *,
     remembered with their value or their bound. A cell settled in a position stays settled
     in every position after it, so each passes on only the cells still undecided.
     """
-    board = problem.board
-    cells = problem.unknown
-    bit = {j: 1 << k for k, j in enumerate(cells)}
-    masks = [sum(bit[j] for j in layout) for layout in layouts]
-    splits: list[_Split] = []
-    for j in cells:
+    search = _Endgame(problem, layouts, nodes)
+    try:
+        move = search.best(search.everything, search.splits, 0)[1]
+    except _TooBig:
+        return None
+    assert move is not None, "the search starts where no cell is proven safe"
+    return move
+
+
+def endgame_wins(problem: Problem, layouts: Sequence[frozenset[int]], cell: int, *,
+                 nodes: int = ENDGAME_NODES) -> int | None:
+    """How many of ``layouts`` (as in :func:`endgame_move`) are won by opening ``cell`` (a
+    flat index) and playing best after it; None past ``nodes`` positions. What a guess
+    costs against the best one, counted exactly."""
+    search = _Endgame(problem, layouts, nodes)
+    _, _, shows = search.split(cell)
+    try:
+        return sum(search.wins(part, search.splits, -1) for part in shows)
+    except _TooBig:
+        return None
+
+
+class _Endgame:
+    """The endgame search of :func:`endgame_move`: layouts are bits, a position the set of
+    them still possible."""
+
+    def __init__(self, problem: Problem, layouts: Sequence[frozenset[int]], nodes: int):
+        self.board = problem.board
+        self.bit = {j: 1 << k for k, j in enumerate(problem.unknown)}
+        self.masks = [sum(self.bit[j] for j in layout) for layout in layouts]
+        self.everything = (1 << len(self.masks)) - 1
+        self.splits = [split for j in problem.unknown
+                       if len((split := self.split(j))[2]) + bool(split[1]) > 1]
+        self.memo: dict[int, tuple[int, bool]] = {}  # a position's value, or a bound (False)
+        self.nodes = nodes
+        self.looked = 0
+
+    def split(self, j: int) -> _Split:
+        """Cell ``j``, the layouts that mine it, and those where it is safe by number shown."""
+        board = self.board
         around = board.neighbour_indices(j)
         known = sum(1 for i in around if is_mine_like(board.states[i]))
-        near = sum(bit[i] for i in around if board.states[i] == UNKNOWN)
+        near = sum(self.bit[i] for i in around if board.states[i] == UNKNOWN)
         mine = 0
         shows: dict[int, int] = {}
-        for k, layout in enumerate(masks):
-            if layout & bit[j]:
+        for k, layout in enumerate(self.masks):
+            if layout & self.bit[j]:
                 mine |= 1 << k
             else:
                 value = known + (layout & near).bit_count()
                 shows[value] = shows.get(value, 0) | 1 << k
-        if len(shows) + bool(mine) > 1:
-            splits.append((j, mine, tuple(shows.values())))
-    memo: dict[int, tuple[int, bool]] = {}  # a position's value, or a bound (False)
-    looked = 0
+        return j, mine, tuple(shows.values())
 
-    def summed(parts: list[int], splits: list[_Split], floor: int, size: int) -> int:
+    def summed(self, parts: list[int], splits: list[_Split], floor: int, size: int) -> int:
         """The wins of ``parts`` (of ``size`` layouts in all) summed when over ``floor``,
         else a bound at or under it."""
         total, left = 0, size
         for part in parts:
             left -= part.bit_count()
-            total += wins(part, splits, floor - total - left)
+            total += self.wins(part, splits, floor - total - left)
             if total + left <= floor:
                 return total + left
         return total
 
-    def best(position: int, splits: list[_Split], floor: int) -> tuple[int, int | None]:
+    def best(self, position: int, splits: list[_Split], floor: int) -> tuple[int, int | None]:
         """The value of ``position`` when over ``floor``, with the cell that wins it (None
-        when it needs no guess), else a bound at or under ``floor``, with None."""
-        nonlocal looked
-        looked += 1
-        if looked > nodes:
+        when it needs no guess), else a bound at or under ``floor``, with None; ``splits``
+        holds every cell still undecided there."""
+        self.looked += 1
+        if self.looked > self.nodes:
             raise _TooBig
         size = position.bit_count()
         options = []
@@ -288,7 +319,7 @@ def endgame_move(problem: Problem, layouts: Sequence[frozenset[int]], *,
                 undecided.append(split)
                 options.append((size - mined.bit_count(), parts, j))
             elif len(parts) > 1:  # a proven-safe cell that tells something: opened first
-                return summed(parts, undecided + splits[index + 1:], floor, size), None
+                return self.summed(parts, undecided + splits[index + 1:], floor, size), None
         if not options:
             return size, None
         options.sort(key=lambda option: -option[0])
@@ -296,28 +327,21 @@ def endgame_move(problem: Problem, layouts: Sequence[frozenset[int]], *,
         for safe, parts, j in options:
             if safe <= most:
                 break
-            value = summed(parts, undecided, most, safe)
+            value = self.summed(parts, undecided, most, safe)
             if value > most:
                 most, choice = value, j
         return most, choice
 
-    def wins(position: int, splits: list[_Split], floor: int) -> int:
-        """:func:`best`'s value or bound, remembered."""
+    def wins(self, position: int, splits: list[_Split], floor: int) -> int:
+        """:meth:`best`'s value or bound, remembered."""
         if not position & (position - 1):
-            return 1
-        known = memo.get(position)
+            return 1  # one layout: nothing left to tell, won
+        known = self.memo.get(position)
         if known is not None and (known[1] or known[0] <= floor):
             return known[0]
-        value = best(position, splits, floor)[0]
-        memo[position] = value, value > floor
+        value = self.best(position, splits, floor)[0]
+        self.memo[position] = value, value > floor
         return value
-
-    try:
-        move = best((1 << len(masks)) - 1, splits, 0)[1]
-    except _TooBig:
-        return None
-    assert move is not None, "the search starts where no cell is proven safe"
-    return move
 
 
 def _secondary_safety(problem: Problem, counter: LayoutCounter, count: Count,

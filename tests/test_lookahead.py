@@ -20,6 +20,7 @@ from autoplay.lookahead import (
     _candidates,
     choose_guess,
     endgame_move,
+    endgame_wins,
     forced_guess,
     secondary_safety,
 )
@@ -117,12 +118,24 @@ def test_the_endgame_move_wins_the_most_layouts(board: Board) -> None:
     assert mined.get(move, 0) == min(mined.get(cell, 0) for cell in winning)
 
 
+@pytest.mark.parametrize("board", POSITIONS, ids=str)
+def test_endgame_wins_counts_each_cell_as_brute_force_does(board: Board) -> None:
+    truth = enumerate_layouts(board)
+    wins = best_play(board)
+    layouts = [frozenset(map(board.index, layout)) for layout in truth.fitting]
+    for cell in board.unknown_cells():
+        expected = sum(map(wins, by_shown(board, cell, truth.fitting)))
+        assert endgame_wins(Problem(board), layouts, board.index(cell)) == expected, cell
+
+
 def test_the_endgame_search_gives_up_past_its_node_bound() -> None:
     board = max(POSITIONS, key=lambda b: enumerate_layouts(b).layouts)
     layouts = LayoutCounter().layouts(Problem(board), limit=1000)
     assert layouts is not None and len(layouts) > 20
     assert endgame_move(Problem(board), layouts) is not None
     assert endgame_move(Problem(board), layouts, nodes=1) is None
+    move = endgame_move(Problem(board), layouts)
+    assert move is not None and endgame_wins(Problem(board), layouts, move, nodes=1) is None
 
 
 def mined_in(part: frozenset[Layout]) -> dict[Cell, int]:
