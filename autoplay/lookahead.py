@@ -72,15 +72,16 @@ from autoplay.odds import (
 )
 
 ENDGAME_LAYOUTS = 5000
-"""Search the game tree when at most this many layouts fit the board. Of the 37 searches of
-1,001 to 5,000 layouts in the first 1,000 expert games of tuning seed 5, 26 chose another
-cell than secondary safety, and the search's cells win 0.57 more of those games in all,
-each position's wins counted exactly under the best play after (``tools/endgame_gain.py``):
-0.057 point of win rate. It was 1,000 until the search got faster (commit 8455672)."""
+"""Search the game tree when at most this many layouts fit the board. In the first 1,000
+expert games of tuning seed 5 there were 38 searches of 1,001 to 5,000 layouts; in 22 the
+search's cell wins more of them than secondary safety's, each counted exactly under the
+best play after (``tools/endgame_gain.py``): 0.575 game more won in all, 0.057 point of
+win rate. It was 1,000 until the search got faster (commit 8455672)."""
 ENDGAME_NODES = 400_000
 """Positions the endgame search may look at before it gives up for secondary safety. Of
-those 37 searches, 34 finish within 400,000 (the longest in 8.6 s), keeping 0.050 of the
-0.057 point; 20 within 100,000 (0.024 point), 29 within 200,000 (0.043)."""
+those 38 searches, 35 finish within 400,000 (the longest in 8.6 s), keeping 0.050 point
+of the 0.057; 20 within 100,000 (0.024 point), 30 within 200,000 (0.043), 37 within
+1,000,000 (0.057)."""
 AHEAD_WORK = 200_000
 """Steps of combining components (:class:`~autoplay.odds.LayoutCounter`'s ``combining``) a
 guess may spend on all its counts; past them the lowest probability decides. The most a
