@@ -79,7 +79,7 @@ best play after (``tools/endgame_gain.py``): 0.575 game more won in all, 0.057 p
 win rate. It was 1,000 until the search got faster (commit 8455672)."""
 ENDGAME_NODES = 400_000
 """Positions the endgame search may look at before it gives up for secondary safety. Of
-those 38 searches, 35 finish within 400,000 (the longest in 8.6 s), keeping 0.050 point
+those 38 searches, 35 finish within 400,000, keeping 0.050 point
 of the 0.057; 20 within 100,000 (0.024 point), 30 within 200,000 (0.043), 37 within
 1,000,000 (0.057)."""
 AHEAD_WORK = 200_000
