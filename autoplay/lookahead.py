@@ -205,12 +205,15 @@ def forced_guess(problem: Problem, counter: LayoutCounter, mined: dict[int, int]
     # The neighbours of each undecided cell that are not known mines: two cells are twins
     # when these are the same, each twin aside. A twin's all touch the other twin, which is
     # therefore the first of them or touches it; and since two cells share at most four
-    # neighbours, a twin has at most five.
-    free = {j: set(board.neighbour_indices(j)) - known
-            for j in problem.unknown if 0 < mined[j] < layouts}
+    # neighbours, a twin has at most five, so it lies on the border or beside a known mine.
+    width, height = board.width, board.height
+    near_known = {i for j in known for i in board.neighbour_indices(j)}
+    free = {j: around for j in problem.unknown
+            if (j in near_known or j < width or j >= width * (height - 1)
+                or j % width in (0, width - 1))
+            and 0 < mined[j] < layouts
+            and 0 < len(around := set(board.neighbour_indices(j)) - known) <= 5}
     for a, around in free.items():
-        if not 0 < len(around) <= 5:
-            continue
         first = min(around)
         for b in (first, *board.neighbour_indices(first)):
             if b > a and b in free and around - {b} == free[b] - {a} and never_both(a, b):
