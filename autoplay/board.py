@@ -84,15 +84,20 @@ def neighbour_table(width: int, height: int) -> tuple[tuple[int, ...], ...]:
 
     Cached per shape: the deducer and the simulator look neighbours up millions of times.
     """
+    def offsets(row: int, col: int) -> tuple[int, ...]:
+        """How far the neighbours of the cell at ``row``, ``col`` lie, in flat indices."""
+        return tuple(dr * width + dc for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+                     if (dr, dc) != (0, 0) and 0 <= row + dr < height and 0 <= col + dc < width)
+
     table = []
     for row in range(height):
+        # A row's cells but its first and last all have their neighbours at the same offsets.
+        first, last = offsets(row, 0), offsets(row, width - 1)
+        inner = offsets(row, min(1, width - 1))
+        start = row * width
         for col in range(width):
-            table.append(tuple(
-                r * width + c
-                for r in range(max(row - 1, 0), min(row + 2, height))
-                for c in range(max(col - 1, 0), min(col + 2, width))
-                if (r, c) != (row, col)
-            ))
+            around = first if col == 0 else last if col == width - 1 else inner
+            table.append(tuple(map((start + col).__add__, around)))
     return tuple(table)
 
 

@@ -123,6 +123,18 @@ def test_neighbours_at_corner_edge_and_middle() -> None:
     assert neighbour_table(1, 1) == ((),)
 
 
+@pytest.mark.parametrize("width", range(1, 6))
+@pytest.mark.parametrize("height", range(1, 6))
+def test_the_neighbour_table_holds_every_cell_one_step_away_in_order(width: int,
+                                                                     height: int) -> None:
+    table = neighbour_table(width, height)
+    assert len(table) == width * height
+    for index, around in enumerate(table):
+        row, col = divmod(index, width)
+        assert around == tuple(r * width + c for r in range(height) for c in range(width)
+                               if max(abs(r - row), abs(c - col)) == 1)
+
+
 def test_with_states_returns_a_new_board() -> None:
     start = Board.empty(2, 2, mines=1)
     changed = start.with_states({Cell(0, 0): 1})
