@@ -114,6 +114,11 @@ class _TooBig(Exception):
     """The endgame search looked at more positions than allowed."""
 
 
+_DEPTH = 200
+"""Positions nested in one another that the endgame search may go through before it gives
+up: each takes three Python frames, and Python allows a thousand. A board of thousands of
+cells and a mine or two can chain thousands of proven-safe cells."""
+
 _Split = tuple[int, int, tuple[int, ...]]
 """A cell the endgame search may open: its flat index, the layouts (bits) that mine it,
 and those where it is safe, by the number it shows."""
@@ -275,6 +280,7 @@ class _Endgame:
         self.memo: dict[int, tuple[int, bool]] = {}  # a position's value, or a bound (False)
         self.nodes = nodes
         self.looked = 0
+        self.depth = 0  # positions nested in the one being looked at
 
     def split(self, j: int) -> _Split:
         """Cell ``j``, the layouts that mine it, and those where it is safe by number shown."""
@@ -343,7 +349,13 @@ class _Endgame:
         known = self.memo.get(position)
         if known is not None and (known[1] or known[0] <= floor):
             return known[0]
-        value = self.best(position, splits, floor)[0]
+        if self.depth >= _DEPTH:
+            raise _TooBig
+        self.depth += 1
+        try:
+            value = self.best(position, splits, floor)[0]
+        finally:
+            self.depth -= 1
         self.memo[position] = value, value > floor
         return value
 
@@ -416,7 +428,16 @@ def _promising(problem: Problem, outside: list[int]) -> list[int]:
         for r, c in ((row - 2, col), (row + 2, col), (row, col - 2), (row, col + 2)):
             if 0 <= r < height and 0 <= c < width:
                 chosen.add(r * width + c)
-    return [j for j in outside if j in chosen or 2 <= unopened_around(board, j) <= 3]
+    # At most three unopened neighbours needs the border, or a neighbour opened or known.
+    near_open = {j for i, state in enumerate(states) if state != UNKNOWN
+                 for j in board.neighbour_indices(i)}
+
+    def few_unopened(j: int) -> bool:
+        row, col = divmod(j, width)
+        return ((j in near_open or row in (0, height - 1) or col in (0, width - 1))
+                and 2 <= unopened_around(board, j) <= 3)
+
+    return [j for j in outside if j in chosen or few_unopened(j)]
 
 
 class _OutOfBudgetAhead(Exception):

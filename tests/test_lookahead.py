@@ -138,6 +138,17 @@ def test_the_endgame_search_gives_up_past_its_node_bound() -> None:
     assert move is not None and endgame_wins(Problem(board), layouts, move, nodes=1) is None
 
 
+def test_an_endgame_too_deep_to_search_falls_back_instead_of_failing() -> None:
+    """One mine in 1,600 cells: 1,600 layouts, and chains of hundreds of proven-safe cells
+    opened one after another, deeper than Python's recursion allows."""
+    board = Board.parse("mines: 1\n" + ("." * 40 + "\n") * 40)
+    layouts = LayoutCounter().layouts(Problem(board), limit=5000)
+    assert layouts is not None and len(layouts) == 1600
+    assert endgame_move(Problem(board), layouts) is None
+    guess = choose_guess(board, random.Random(0))
+    assert guess.reason == "secondary safety" and guess.probability == Fraction(1, 1600)
+
+
 def mined_in(part: frozenset[Layout]) -> dict[Cell, int]:
     """For each cell, how many layouts of ``part`` mine it."""
     tally: dict[Cell, int] = {}
