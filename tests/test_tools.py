@@ -5,7 +5,8 @@ deals whose first click shows a number; ``tools/rollout.py`` plays the player's 
 again from layouts drawn for their positions; ``tools/solver_checks.py`` counts the deducer's
 Z3 checks under each phase setting; ``tools/unknown_count.py`` plays each deal told the mine
 count and not told; ``tools/nonogram_times.py`` times the nonogram solver on the clues of
-random pictures; ``tools/sgt_tile_sizes.py`` plays Tatham's Mines at other tile sizes."""
+random pictures; ``tools/sgt_tile_sizes.py`` plays Tatham's Mines at other tile sizes;
+``tools/endgame_gain.py`` counts what each endgame search wins over secondary safety."""
 
 from __future__ import annotations
 
@@ -50,6 +51,18 @@ def _runs(db: Path) -> dict[str, dict[int | None, GameRecord]]:
     for game in games:
         runs.setdefault(game.strategy, {})[game.seed] = game
     return runs
+
+
+def test_endgame_gain_finds_the_search_never_wins_fewer_layouts_than_secondary_safety() -> None:
+    run = subprocess.run([sys.executable, "tools/endgame_gain.py", "--preset", "beginner",
+                          "--seed", "3", "--games", "300", "--above", "0", "--workers", "2"],
+                         cwd=ROOT, capture_output=True, text=True, check=True)
+    lines = run.stdout.splitlines()
+    searches = [tuple(map(int, line.split())) for line in lines if line[0].isdigit()
+                and len(line.split()) == 4]
+    assert len(searches) >= 5 and f"{len(searches)} searches of more than 0 layouts" in run.stdout
+    assert all(0 < secondary <= search <= layouts for layouts, _, search, secondary in searches)
+    assert any(secondary < search for _, _, search, secondary in searches)
 
 
 def test_tune_replays_the_deals_with_the_constants_changed_in_every_worker(
