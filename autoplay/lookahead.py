@@ -211,11 +211,9 @@ def forced_guess(problem: Problem, counter: LayoutCounter, mined: dict[int, int]
     # when these are the same, each twin aside. A twin's all touch the other twin, which is
     # therefore the first of them or touches it; and since two cells share at most four
     # neighbours, a twin has at most five, so it lies on the border or beside a known mine.
-    width, height = board.width, board.height
     near_known = {i for j in known for i in board.neighbour_indices(j)}
     free = {j: around for j in problem.unknown
-            if (j in near_known or j < width or j >= width * (height - 1)
-                or j % width in (0, width - 1))
+            if (j in near_known or _on_border(board, j))
             and 0 < mined[j] < layouts
             and 0 < len(around := set(board.neighbour_indices(j)) - known) <= 5}
     for a, around in free.items():
@@ -432,12 +430,13 @@ def _promising(problem: Problem, outside: list[int]) -> list[int]:
     near_open = {j for i, state in enumerate(states) if state != UNKNOWN
                  for j in board.neighbour_indices(i)}
 
-    def few_unopened(j: int) -> bool:
-        row, col = divmod(j, width)
-        return ((j in near_open or row in (0, height - 1) or col in (0, width - 1))
-                and 2 <= unopened_around(board, j) <= 3)
+    return [j for j in outside if j in chosen
+            or ((j in near_open or _on_border(board, j)) and 2 <= unopened_around(board, j) <= 3)]
 
-    return [j for j in outside if j in chosen or few_unopened(j)]
+
+def _on_border(board: Board, index: int) -> bool:
+    """Whether the cell at flat ``index`` has fewer than eight neighbours."""
+    return len(board.neighbour_indices(index)) < 8
 
 
 class _OutOfBudgetAhead(Exception):
