@@ -54,25 +54,26 @@ def _watch(above: int) -> None:
 
 def _counted(above: int, problem: Problem, layouts: Sequence[frozenset[int]], *,
              nodes: int = lookahead.ENDGAME_NODES) -> int | None:
-    """The shipped search's move, after counting the search and its alternative."""
-    move = _shipped(problem, layouts, nodes=nodes)
-    if len(layouts) > above:
-        search = lookahead._Endgame(problem, layouts, MOST)
-        try:
-            best = search.best(search.everything, search.splits, 0)[1]
-        except lookahead._TooBig:
-            best = None
-        bound, lookahead.ENDGAME_LAYOUTS = lookahead.ENDGAME_LAYOUTS, above
-        try:
-            guess = lookahead.choose_guess(problem.board, random.Random(0))
-        finally:
-            lookahead.ENDGAME_LAYOUTS = bound
-        other = problem.board.index(guess.cell)
-        _found.append(Search(
-            len(layouts), search.looked,
-            None if best is None else lookahead.endgame_wins(problem, layouts, best, nodes=MOST),
-            lookahead.endgame_wins(problem, layouts, other, nodes=MOST)))
-    return move
+    """The shipped search's move, after counting the search and its alternative.
+
+    Searched once without the shipped bound: the same search finds the same cell when it
+    looks at no more than ``nodes`` positions, and gives up (None) otherwise."""
+    if len(layouts) <= above:
+        return _shipped(problem, layouts, nodes=nodes)
+    search = lookahead._Endgame(problem, layouts, MOST)
+    try:
+        wins, best = search.best(search.everything, search.splits, 0)
+    except lookahead._TooBig:
+        wins, best = None, None
+    bound, lookahead.ENDGAME_LAYOUTS = lookahead.ENDGAME_LAYOUTS, above
+    try:
+        guess = lookahead.choose_guess(problem.board, random.Random(0))
+    finally:
+        lookahead.ENDGAME_LAYOUTS = bound
+    other = problem.board.index(guess.cell)
+    _found.append(Search(len(layouts), search.looked, wins,
+                         lookahead.endgame_wins(problem, layouts, other, nodes=MOST)))
+    return best if search.looked <= nodes else None
 
 
 def play_one(config: SimConfig, seed: int) -> list[Search]:
