@@ -601,10 +601,13 @@ class ScreenGame:
         """True when ``frame`` shows the game's answer to a click on ``cell``: the cell no
         longer unopened, and no empty cell beside an unopened or flagged one (which is how
         a pressed, not yet opened, cell looks: a game opens every cell around an empty one,
-        and the bot flags only mines, which no empty cell touches)."""
+        and the bot flags only mines, which no empty cell touches); or the game won, its
+        flags unread."""
         reading = self._read(frame)
+        if not reading.is_complete():
+            return self._won_with_flags_unread(reading) is not None
         board = reading.board
-        return reading.is_complete() and board[cell] != UNKNOWN and not any(
+        return board[cell] != UNKNOWN and not any(
             board.states[i] == 0 and any(board.states[j] in (UNKNOWN, FLAG)
                                          for j in board.neighbour_indices(i))
             for i in range(len(board.states)))
@@ -636,7 +639,7 @@ class ScreenGame:
         :meth:`_won_with_flags_unread`); then judge the game and, if it ended, wait for its
         end to be shown."""
         reading = self._read(frame)
-        if not reading.is_complete() and not self._covered_by_dialog(frame):
+        if not self._read_whole(reading) and not self._covered_by_dialog(frame):
             # An animation (a board flashing at the end) or a window in the way: wait.
             frame = self._settled(frame)
             reading = self._read(frame)
@@ -657,6 +660,11 @@ class ScreenGame:
         self._outcome = judge(self._board)
         if self._outcome != "playing":
             self._finish()
+
+    def _read_whole(self, reading: Reading) -> bool:
+        """Whether ``reading`` holds the whole board: every cell recognised, or the game won
+        with its flags unread, which no wait would make read."""
+        return reading.is_complete() or self._won_with_flags_unread(reading) is not None
 
     def _won_with_flags_unread(self, reading: Reading) -> Board | None:
         """The board won, when ``reading`` is of a game that flags every mine once won
@@ -696,12 +704,14 @@ class ScreenGame:
                         plural(changed, "opened cell"), len(reading.unrecognized))
         return True
 
-    def _settled(self, frame: Image, timeout: float = 2.0) -> Image:
-        """The board once it reads completely or stops changing for a while."""
+    def _settled(self, frame: Image, timeout: float = 2.0,
+                 whole: Callable[[Reading], bool] = Reading.is_complete) -> Image:
+        """The board once it reads as ``whole`` (every cell recognised) or stops changing
+        for a while."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             frame = self.screen.capture.still(self._region(), interval=0.1)
-            if self._read(frame).is_complete():
+            if whole(self._read(frame)):
                 break
         return frame
 
@@ -883,7 +893,7 @@ class ScreenGame:
         self._sign_read |= self.sign_seen
         if isinstance(sign, Dialog) and self.sign_seen:
             self._close_dialog(sign, timeout)
-        frame = self._settled(self._grab())
+        frame = self._settled(self._grab(), whole=self._read_whole)
         reading = self._read(frame)
         if sign is not None and not self.sign_seen:
             if self._outcome == "won" and (self._sign_on_screen()

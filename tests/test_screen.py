@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -224,7 +225,8 @@ def test_a_game_won_with_tiles_whose_flags_the_skin_misses_is_recorded_won(
         caplog: pytest.LogCaptureFixture) -> None:
     """Tatham's Mines at tiles under 20 px (``MINES_TILESIZE``) draws flags its 20 px skin
     does not recognise, and it flags every mine once a game is won: the game stopped, won,
-    with "10 cells ... not recognised" until its status words were taken for the win."""
+    with "10 cells ... not recognised" until its status words were taken for the win; it
+    is taken as soon as they are, rather than waited on for a board that reads whole."""
     monkeypatch.setenv("MINES_TILESIZE", str(tile))
     window, width, height, mines = sgt(xvfb, BEGINNER[0])
     with window, caplog.at_level(logging.INFO, logger="autoplay.screen"):
@@ -232,11 +234,22 @@ def test_a_game_won_with_tiles_whose_flags_the_skin_misses_is_recorded_won(
                          mines=len(mines), timeout=5)
         assert (round(game.geometry.pitch_x), game.geometry.cols, game.geometry.rows) == (
             tile, width, height)
+        still = screen.capture.still
+        looks_after = []  # the clicks sent by each wait for the board to hold still
+
+        def counted_still(*args: Any, **kwargs: Any) -> np.ndarray:
+            looks_after.append(len(game.clicks))
+            return still(*args, **kwargs)
+
+        monkeypatch.setattr(screen.capture, "still", counted_still)
         [record] = play_games(game, 1, lambda g: play(g, rng=random.Random(1)))
         final = game.observe()
     assert record.won and game.sign_seen  # "COMPLETED!"
     assert set(final.flags()) == mines and not final.unknown_cells()
     assert f"{len(mines)} cells not recognised taken for the game's flags" in caplog.text
+    # Its won board never reads whole: waiting for it, up to 2 s at a time, looked some 190
+    # times once the last click was sent, and the game ended 4 to 6 s late.
+    assert looks_after.count(len(game.clicks)) < 40
 
 
 @pytest.mark.parametrize("tile", [18, 19])
