@@ -65,11 +65,19 @@ from autoplay.odds import (
 from autoplay.pb import ctrl_c_cancels_checks, stop_signal, stops_held, z3_version
 from autoplay.player import STRATEGIES, FirstClick, GameResult, Rules, Strategy, play
 from autoplay.recording import Recording
-from autoplay.report import Comparison, Estimate, Summary, compare, first_plays, summarize
+from autoplay.report import (
+    Comparison,
+    Configuration,
+    Estimate,
+    Summary,
+    compare,
+    first_plays,
+    summarize,
+)
 from autoplay.report import plot as draw
 from autoplay.screen import Screen, ScreenGame, find_game, playbook_of
 from autoplay.screen import play_games as play_screen_games
-from autoplay.sim import PRESETS, SimConfig, check_fits, parse_board, play_games
+from autoplay.sim import PRESETS, SimConfig, check_fits, game_seed, parse_board, play_games
 from autoplay.stats import GameRecord, StatsStore, default_path
 
 
@@ -912,6 +920,9 @@ _CELL = re.compile(r"([0-9]{1,18}),([0-9]{1,18})")  # int() takes at most 4300 d
 @click.option("--first-cell", metavar="ROW,COL",
               help="Open the game here (zero-based) instead of where the rules say.")
 @click.option("--seed", type=int, help="Replays a run exactly (random when not given).")
+@click.option("--resume", is_flag=True,
+              help="Play only the games of this run (--seed) not yet in the statistics "
+                   "file, as after a stop; the summary counts them all.")
 @click.option("--workers", type=click.IntRange(min=1),
               help="Processes; all cores by default, and never more.")
 @_db_option
@@ -919,39 +930,61 @@ _CELL = re.compile(r"([0-9]{1,18}),([0-9]{1,18})")  # int() takes at most 4300 d
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def sim_command(preset: str | None, size: str | None, games: int, first_click: FirstClick,
                 rules: Rules, strategy: Strategy, first_cell: str | None, seed: int | None,
-                workers: int | None, db: Path | None, quiet: bool, as_json: bool) -> None:
+                resume: bool, workers: int | None, db: Path | None, quiet: bool,
+                as_json: bool) -> None:
     """Play simulated games and record every one in the statistics file.
 
     Game i of a run is dealt from a seed made of --seed and i alone, so a run replays the
-    same games with any number of workers.
+    same games with any number of workers, and a stopped run can be finished (--resume).
     """
     config = _sim_config(preset, size, rules, first_click, strategy, first_cell)
+    if resume and seed is None:
+        raise click.UsageError("--resume finishes a run: give its --seed")
     seed = random.SystemRandom().randrange(2**32) if seed is None else seed
-    cores = _cores()
-    if workers is not None and workers > cores:  # more would only share the cores, and
-        # slow each game's clock down
-        click.echo(f"--workers {workers}: {plural(cores, 'core')} here, so "
-                   f"{plural(cores, 'worker')}", err=True)
-    workers = min(workers or cores, cores, games)
     path = db or default_path()
     records: list[GameRecord] = []
-    setup = partial(_start_logging, logging.getLogger().level)
-    with (StatsStore(path, make_folder=db is None) as store, _kept_told(records, path),
-          _progress(games, quiet) as advance,
-          contextlib.closing(play_games(config, games, seed=seed, workers=workers,
-                                        setup=setup)) as run):
-        for record in run:
-            with stops_held():  # so that the count told is the games recorded
-                store.record(record)
-                records.append(record)
-            advance(record.won)
-    summary = summarize(records)[0]
+    with StatsStore(path, make_folder=db is None) as store:
+        earlier = _recorded_games(store, config, seed, games) if resume else []
+        left = games - len(earlier)
+        cores = _cores()
+        if workers is not None and workers > cores:  # more would only share the cores,
+            # and slow each game's clock down
+            click.echo(f"--workers {workers}: {plural(cores, 'core')} here, so "
+                       f"{plural(cores, 'worker')}", err=True)
+        workers = min(workers or cores, cores, max(left, 1))
+        setup = partial(_start_logging, logging.getLogger().level)
+        with (_kept_told(records, path, f"--seed {seed} --resume plays the rest"),
+              _progress(left, quiet) as advance,
+              contextlib.closing(play_games(config, games, seed=seed, workers=workers,
+                                            setup=setup, skip={g.seed for g in earlier})
+                                 ) as run):
+            for record in run:
+                with stops_held():  # so that the count told is the games recorded
+                    store.record(record)
+                    records.append(record)
+                advance(record.won)
+    summary = summarize(earlier + records)[0]
     if as_json:
         click.echo(json.dumps({"preset": preset} | summary.as_dict()
-                              | {"seed": seed, "workers": workers, "db": str(path)}))
+                              | {"seed": seed, "workers": workers, "db": str(path),
+                                 "played": len(records)}))
         return
+    resumed = (f"{plural(len(earlier), 'game')} recorded before, {len(records)} played now, "
+               if resume else "")
     click.echo(f"{summary.configuration}, seed {seed}\n{_summary_in_words(summary)}\n"
-               f"recorded in {path}")
+               f"{resumed}recorded in {path}")
+
+
+def _recorded_games(store: StatsStore, config: SimConfig, seed: int,
+                    games: int) -> list[GameRecord]:
+    """The games of the run seeded ``seed`` (its first ``games``) that ``store`` holds,
+    played as ``config`` says: each deal's first play, as ``autoplay stats`` counts them."""
+    run = {game_seed(seed, i) for i in range(games)}
+    wanted = Configuration("simulator", config.width, config.height, config.mines,
+                           config.rules, config.first_click, config.first_cell,
+                           config.strategy)
+    return [game for game in first_plays(store.games())[0]
+            if game.seed in run and Configuration.of(game) == wanted]
 
 
 def _summary_in_words(summary: Summary) -> str:
@@ -1399,16 +1432,18 @@ def _play_on_screen(game: ScreenGame, games: int, *, flag_mines: bool, strategy:
 
 
 @contextlib.contextmanager
-def _kept_told(records: Sequence[GameRecord], path: Path) -> Iterator[None]:
-    """Tell how many games a run stopped early had finished, and where they are, before
-    the stop's own word: on Ctrl-C (or a signal), or on an error once a game was kept (a
-    window or display gone, a statistics file locked)."""
+def _kept_told(records: Sequence[GameRecord], path: Path,
+               rest: str | None = None) -> Iterator[None]:
+    """Tell how many games a run stopped early had finished, and where they are (and
+    ``rest``, how to play the others), before the stop's own word: on Ctrl-C (or a
+    signal), or on an error once a game was kept (a window or display gone, a statistics
+    file locked)."""
     try:
         yield
     except (KeyboardInterrupt, AutoplayError) as stop:
         if records or isinstance(stop, KeyboardInterrupt):
-            click.echo(f"{plural(len(records), 'game')} finished, recorded in {path}",
-                       err=True)
+            click.echo(f"{plural(len(records), 'game')} finished, recorded in {path}"
+                       + ("" if rest is None else f"; {rest}"), err=True)
         raise
 
 

@@ -23,7 +23,7 @@ import re
 import signal
 import sys
 import warnings
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Container, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from multiprocessing import resource_tracker
@@ -324,11 +324,12 @@ def game_record(config: SimConfig, seed: int, game: SimGame, result: GameResult)
 
 
 def play_games(config: SimConfig, games: int, *, seed: int, workers: int,
-               setup: Callable[[], None] | None = None) -> Generator[GameRecord, None, None]:
-    """Play ``games`` games, game i from ``game_seed(seed, i)``, yielding each as it ends
-    (see :func:`map_seeds` for ``workers`` and ``setup``); each is the same game whatever
-    the number of workers."""
-    seeds = (game_seed(seed, i) for i in range(games))
+               setup: Callable[[], None] | None = None,
+               skip: Container[int | None] = ()) -> Generator[GameRecord, None, None]:
+    """Play ``games`` games, game i from ``game_seed(seed, i)`` unless that seed is in
+    ``skip`` (played before), yielding each as it ends (see :func:`map_seeds` for
+    ``workers`` and ``setup``); each is the same game whatever the number of workers."""
+    seeds = (s for i in range(games) if (s := game_seed(seed, i)) not in skip)
     yield from map_seeds(partial(play_sim, config), seeds, workers=workers, setup=setup)
 
 

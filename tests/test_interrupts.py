@@ -81,7 +81,7 @@ def test_ctrl_c_in_kaboom_games_keeps_the_finished_ones(busy: float, tmp_path: P
     wait_until_busy(process, busy)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
-    assert (process.returncode, out, err) == (130, "", _kept(path) + "Interrupted\n")
+    assert (process.returncode, out, err) == (130, "", _kept(path, 1) + "Interrupted\n")
     assert _games(path) < 20
 
 
@@ -107,7 +107,7 @@ def test_a_stopped_run_of_workers_ends_cleanly(tool: bool, signum: signal.Signal
     the parent left its workers to print tracebacks; the workers killed with it left the
     pool's lock held, which would hang a parent stopping its pool."""
     path = tmp_path / "s.sqlite3"
-    games = ("--preset", "beginner", "--games", "100000", "--workers", "2")
+    games = ("--preset", "beginner", "--games", "100000", "--workers", "2", "--seed", "3")
     process = (run_python(str(TOOLS / "tune.py"), str(path), *games, group=group) if tool
                else run_autoplay("sim", *games, "--quiet", "--db", str(path), group=group))
     with _under_way(process, path):
@@ -123,7 +123,7 @@ def test_a_stopped_run_of_workers_ends_cleanly(tool: bool, signum: signal.Signal
             process.send_signal(signum)
         out, err = process.communicate(timeout=60)  # till the workers close standard error
         assert process.returncode == code and "Traceback" not in err
-        assert said is None or (out, err) == ("", _kept(path) + said)
+        assert said is None or (out, err) == ("", _kept(path, 3) + said)
         assert 0 < _games(path) < 100000
         assert not _left_running(workers)
 
@@ -138,14 +138,14 @@ def test_a_second_stop_waits_for_the_end_of_the_first(first: signal.Signals,
     together, the two are taken in the order of their numbers: either is the stop.)"""
     path = tmp_path / "s.sqlite3"
     process = run_autoplay("sim", "--preset", "beginner", "--games", "100000", "--workers",
-                           "2", "--quiet", "--db", str(path))
+                           "2", "--seed", "3", "--quiet", "--db", str(path))
     with _under_way(process, path):
         process.send_signal(first)
         process.send_signal(second)
         out, err = process.communicate(timeout=60)
         stop = signal.Signals(process.returncode - 128)
         assert stop in (first, second)
-        assert (out, err) == ("", _kept(path) + STOPS[stop] + "\n")
+        assert (out, err) == ("", _kept(path, 3) + STOPS[stop] + "\n")
 
 
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGINT])
@@ -172,13 +172,13 @@ def test_a_worker_killed_stops_the_run_with_one_line(signum: signal.Signals,
     # The pool started another worker, and the run waited for ever for the dead one's game.
     path = tmp_path / "s.sqlite3"
     process = run_autoplay("sim", "--preset", "beginner", "--games", "100000", "--workers",
-                           "2", "--quiet", "--db", str(path))
+                           "2", "--seed", "3", "--quiet", "--db", str(path))
     with _under_way(process, path):
         workers = _children(process.pid)
         assert len(workers) == 2
         os.kill(workers[0], signum)
         out, err = process.communicate(timeout=60)
-        assert (process.returncode, out, err) == (1, "", _kept(path) + (
+        assert (process.returncode, out, err) == (1, "", _kept(path, 3) + (
             f"Error: a worker process ended (exit code {-signum}: killed?) with its game "
             f"unfinished: stopped\n"))
         assert not _left_running(workers[1:])
@@ -218,7 +218,7 @@ def test_ctrl_c_while_the_workers_start_stops_them_quietly(tmp_path: Path) -> No
     autoplay): they must not print their tracebacks."""
     path = tmp_path / "s.sqlite3"
     process = run_autoplay("sim", "--preset", "beginner", "--games", "100000", "--workers",
-                           "2", "--quiet", "--db", str(path), group=True)
+                           "2", "--seed", "3", "--quiet", "--db", str(path), group=True)
     try:
         deadline = time.monotonic() + 60
         while len(_children(process.pid)) < 2 and time.monotonic() < deadline:
@@ -227,7 +227,7 @@ def test_ctrl_c_while_the_workers_start_stops_them_quietly(tmp_path: Path) -> No
         assert len(workers) == 2 and all(os.getpgid(pid) == process.pid for pid in workers)
         os.killpg(process.pid, signal.SIGINT)
         out, err = process.communicate(timeout=60)
-        assert (process.returncode, out, err) == (130, "", _kept(path) + "Interrupted\n")
+        assert (process.returncode, out, err) == (130, "", _kept(path, 3) + "Interrupted\n")
         assert not _left_running(workers)
     finally:
         process.kill()
@@ -242,7 +242,7 @@ def test_a_stopped_run_on_a_terminal_says_what_it_kept_below_its_progress_bar(
     with interruptible():
         process = subprocess.Popen(
             [sys.executable, "-m", "autoplay", "sim", "--preset", "intermediate", "--games",
-             "5000", "--workers", "1", "--db", str(path)],
+             "5000", "--workers", "1", "--seed", "3", "--db", str(path)],
             stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True)
     os.close(terminal)
     shown = b""
@@ -258,7 +258,7 @@ def test_a_stopped_run_on_a_terminal_says_what_it_kept_below_its_progress_bar(
         process.wait()
         os.close(main)
     lines = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", shown).decode().replace("\r\n", "\n")
-    assert lines.endswith("\n" + _kept(path) + "Interrupted\n")
+    assert lines.endswith("\n" + _kept(path, 3) + "Interrupted\n")
 
 
 def _read_terminal(main: int) -> bytes:
@@ -306,9 +306,11 @@ def _left_running(pids: list[int]) -> list[int]:
     return [pid for pid in pids if is_running(pid)]
 
 
-def _kept(path: Path) -> str:
-    """What a stopped ``sim`` says of the games it kept, before the stop's own word."""
-    return f"{plural(_games(path), 'game')} finished, recorded in {path}\n"
+def _kept(path: Path, seed: int) -> str:
+    """What a stopped ``sim`` of seed ``seed`` says of the games it kept, and of the rest,
+    before the stop's own word."""
+    return (f"{plural(_games(path), 'game')} finished, recorded in {path}; "
+            f"--seed {seed} --resume plays the rest\n")
 
 
 def _games(path: Path) -> int:

@@ -236,6 +236,34 @@ def test_sim_json_summary(stats_path: Path) -> None:
             game_seed(7, i) for i in range(12))
 
 
+def test_a_resumed_run_plays_only_the_games_not_recorded_and_sums_up_all(
+        stats_path: Path) -> None:
+    """A run stopped after four games (as if by Ctrl-C), then resumed, records each of its
+    nine deals once; the same seed's games of another strategy are not taken for its own."""
+    base = ["sim", "--board", "6x5/5", "--seed", "11", "--workers", "1", "--quiet",
+            "--db", str(stats_path), "--json"]
+    other = CliRunner().invoke(cli, [*base, "--games", "9", "--strategy", "lowest-probability"])
+    stopped = CliRunner().invoke(cli, [*base, "--games", "4"])
+    resumed = CliRunner().invoke(cli, [*base, "--games", "9", "--resume"])
+    again = CliRunner().invoke(cli, [*base, "--games", "9", "--resume"])
+    assert (other.exit_code, stopped.exit_code, resumed.exit_code, again.exit_code) == (
+        0, 0, 0, 0), resumed.output
+    wins = sum(play_sim(SimConfig(6, 5, 5), game_seed(11, i)).won for i in range(9))
+    for result, played in ((resumed, 5), (again, 0)):
+        summary = json.loads(result.output)
+        assert (summary["games"], summary["wins"], summary["played"]) == (9, wins, played)
+    seeds = [g.seed for g in _games(stats_path) if g.strategy == "lookahead"]
+    assert sorted(seeds) == sorted(game_seed(11, i) for i in range(9))
+
+
+def test_resume_without_a_seed_is_refused(stats_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["sim", "--preset", "beginner", "--resume",
+                                      "--db", str(stats_path)])
+    assert result.exit_code == 2
+    assert "--resume finishes a run: give its --seed" in result.stderr
+    assert not stats_path.exists()
+
+
 def test_sim_text_summary(stats_path: Path) -> None:
     result = CliRunner().invoke(cli, [
         "sim", "--preset", "beginner", "--rules", "kaboom", "--first-click", "opening",
@@ -266,10 +294,11 @@ def test_sim_stopped_by_an_error_says_first_how_many_games_it_kept(
         kept.append(game)
 
     monkeypatch.setattr(StatsStore, "record", locked_at_the_fourth)
-    result = CliRunner().invoke(cli, ["sim", "--preset", "beginner", "--games", "10",
-                                      "--workers", "1", "--quiet", "--db", str(stats_path)])
+    result = CliRunner().invoke(cli, ["sim", "--preset", "beginner", "--games", "10", "--seed",
+                                      "2", "--workers", "1", "--quiet", "--db", str(stats_path)])
     assert result.exit_code == 1
-    assert result.stderr == (f"3 games finished, recorded in {stats_path}\n"
+    assert result.stderr == (f"3 games finished, recorded in {stats_path}; "
+                             f"--seed 2 --resume plays the rest\n"
                              f"Error: cannot write to {stats_path}: database is locked\n")
     assert len(_games(stats_path)) == 3
 
