@@ -993,7 +993,7 @@ def test_demo_plays_on_its_own_display_and_records(tmp_path: Path) -> None:
     summary = json.loads(result.stdout)
     sim = CliRunner().invoke(cli, ["sim", "--preset", "beginner", "--games", "1", "--json",
                                    "--workers", "1", "--db", str(tmp_path / "sim.sqlite3")])
-    assert set(json.loads(sim.stdout)) - {"seed", "workers"} <= set(summary)
+    assert set(json.loads(sim.stdout)) - {"seed", "workers", "played"} <= set(summary)
     assert summary["games"] == 2 and summary["wins"] == 2 and summary["source"] == (
         "desktop/sgt-mines")
     from PIL import Image
