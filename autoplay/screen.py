@@ -655,6 +655,8 @@ class ScreenGame:
                 frame, reading = self._relocate(opened, reading)
                 board = reading.board
             else:
+                log.info("the %s game is won: %s not recognised taken for the game's flags",
+                         self.skin.name, plural(len(reading.unrecognized), "cell"))
                 board = won
         self._frame, self._board = frame, board.with_mines(self.mines)
         self._outcome = judge(self._board)
@@ -685,8 +687,6 @@ class ScreenGame:
             return None
         if sign.read(self._grab_at(sign.region(self.geometry))) != "won":
             return None
-        log.info("the %s game is won: %s not recognised taken for the game's flags",
-                 self.skin.name, plural(len(unread), "cell"))
         return board
 
     def _marked_loss(self, reading: Reading, opened: Cell | None) -> bool:
